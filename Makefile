@@ -1,0 +1,46 @@
+# The two set-up commands for a fresh machine are `make run` and `make test` (see README.md).
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+INFRA := bash deploy/local/infra.sh
+SERVICES := bash deploy/local/services.sh
+
+.PHONY: help install infra migrate run stop test bench openapi typecheck
+
+help:
+	@echo "make run    - install, start Kafka, the registry and every service, seed a demo account"
+	@echo "make test   - run every test tier against real Kafka, registry and Postgres"
+	@echo "make stop   - stop the services and the infrastructure"
+	@echo "make bench  - benchmarks (figures and ratios against baselines measured in the same run)"
+
+# Installs exactly what package-lock.json pins; skipped when node_modules is already current.
+node_modules/.install-stamp: package-lock.json package.json
+	npm ci --no-audit --no-fund
+	@touch $@
+
+install: node_modules/.install-stamp
+
+infra:
+	$(INFRA) start all
+
+migrate: install
+	npx gatewayctl migrate
+
+run: install infra migrate
+	$(SERVICES) start
+	@bash scripts/print-demo.sh
+
+stop:
+	-$(SERVICES) stop
+	$(INFRA) stop all
+
+test: install
+	bash scripts/test.sh
+
+bench: install
+	bash scripts/bench.sh
+
+openapi: install
+	npx tsx services/api/src/write-openapi.ts
+
+typecheck: install
+	npx tsc -p tsconfig.json --noEmit

@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# Starts, stops and reports the gateway's own processes for local runs:
+# the instance simulator, the API, the policy consumer and the delivery consumer.
+#
+#   services.sh start    start (or reuse) every service and wait until each is ready
+#   services.sh stop     SIGTERM (graceful: in-flight work finishes, offsets commit), then SIGKILL
+#   services.sh status   state and URL of each service
+set -Eeuo pipefail
+
+SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+REPO_ROOT="$(cd "$SCRIPT_DIR/../.." && pwd)"
+RUN_DIR="${GW_RUN_DIR:-$REPO_ROOT/.run}/services"
+START_TIMEOUT="${SERVICES_START_TIMEOUT:-90}"
+
+export API_PORT="${API_PORT:-18000}" POLICY_PORT="${POLICY_PORT:-18010}" DELIVERY_PORT="${DELIVERY_PORT:-18020}" SIM_PORT="${SIM_PORT:-18090}"
+
+# name | entry point | readiness URL
+SERVICES=(
+  "instance-simulator|services/instance-simulator/src/main.ts|http://127.0.0.1:$SIM_PORT/sim/health"
+  "policy|services/policy/src/main.ts|http://127.0.0.1:$POLICY_PORT/readyz"
+  "delivery|services/delivery/src/main.ts|http://127.0.0.1:$DELIVERY_PORT/readyz"
+  "api|services/api/src/main.ts|http://127.0.0.1:$API_PORT/readyz"
+)
+
+mkdir -p "$RUN_DIR"
+
+alive() { [[ -f "$1" ]] && kill -0 "$(cat "$1")" 2>/dev/null; }
+
+start_one() {
+  local name="$1" entry="$2" ready="$3" pid="$RUN_DIR/$1.pid" log="$RUN_DIR/$1.log"
+  if alive "$pid" && curl -fsS -o /dev/null --max-time 2 "$ready"; then
+    echo "$name: already running (pid $(cat "$pid"))"
+    return 0
+  fi
+  if [[ -f "$pid" ]]; then
+    kill "$(cat "$pid")" 2>/dev/null || true
+    rm -f "$pid"
+  fi
+  (cd "$REPO_ROOT" && nohup node --import tsx "$entry" >>"$log" 2>&1 & echo $! >"$pid")
+  local waited=0
+  until curl -fsS -o /dev/null --max-time 2 "$ready"; do
+    if ! alive "$pid"; then
+      echo "$name: exited during start. Last log lines ($log):" >&2
+      tail -n 30 "$log" >&2
+      echo "Hint: is the infrastructure up? Run 'bash deploy/local/infra.sh status'." >&2
+      return 1
+    fi
+    if (( waited >= START_TIMEOUT )); then
+      echo "$name: not ready after ${START_TIMEOUT}s ($ready). Last log lines ($log):" >&2
+      tail -n 30 "$log" >&2
+      return 1
+    fi
+    sleep 1
+    waited=$((waited + 1))
+  done
+  echo "$name: ready (pid $(cat "$pid"), log $log)"
+}
+
+stop_one() {
+  local name="$1" pid="$RUN_DIR/$1.pid"
+  if ! alive "$pid"; then
+    rm -f "$pid"
+    return 0
+  fi
+  local p
+  p="$(cat "$pid")"
+  kill -TERM "$p" 2>/dev/null || true
+  for _ in $(seq 1 30); do
+    kill -0 "$p" 2>/dev/null || break
+    sleep 1
+  done
+  kill -0 "$p" 2>/dev/null && kill -KILL "$p" 2>/dev/null || true
+  rm -f "$pid"
+  echo "$name: stopped"
+}
+
+case "${1:-}" in
+  start)
+    for entry in "${SERVICES[@]}"; do
+      IFS='|' read -r name main ready <<<"$entry"
+      start_one "$name" "$main" "$ready"
+    done
+    ;;
+  stop)
+    # Reverse order: the API stops taking requests before the consumers go.
+    for (( i=${#SERVICES[@]}-1; i>=0; i-- )); do
+      IFS='|' read -r name _ _ <<<"${SERVICES[$i]}"
+      stop_one "$name"
+    done
+    ;;
+  status)
+    for entry in "${SERVICES[@]}"; do
+      IFS='|' read -r name _ ready <<<"$entry"
+      if alive "$RUN_DIR/$name.pid"; then echo "$name: running (pid $(cat "$RUN_DIR/$name.pid")) $ready"; else echo "$name: stopped"; fi
+    done
+    ;;
+  *)
+    echo "usage: $0 start|stop|status" >&2
+    exit 2
+    ;;
+esac

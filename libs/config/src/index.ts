@@ -1,0 +1,79 @@
+// One place that reads the environment, so every service agrees on names and defaults.
+// Values are read once at start; nothing else in the code base touches process.env.
+
+import { fileURLToPath } from 'node:url';
+
+const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+
+export interface GatewayConfig {
+  /** Seals secrets at rest (AES-256-GCM); from GATEWAY_SECRET_KEY, else a local key file. */
+  secretKey: { fromEnv: string | undefined; file: string };
+  kafkaBrokers: string[];
+  kafkaClientId: string;
+  /** Prefix for every topic and consumer group, so test runs never see each other's state. */
+  topicPrefix: string;
+  topicPartitions: number;
+  /** How long the group waits for a silent member before giving its partitions to another. */
+  consumerSessionTimeoutMs: number;
+  schemaRegistryUrl: string;
+  databaseUrl: string;
+  logLevel: string;
+  api: { host: string; port: number; publicBaseUrl: string; sendDeadlineMs: number; bodyLimitBytes: number };
+  policy: { host: string; port: number };
+  delivery: { host: string; port: number; sendTimeoutMs: number; breakerResetMs: number; concurrency: number };
+  simulator: { url: string; globalApiKey: string };
+}
+
+type Env = Record<string, string | undefined>;
+
+function int(env: Env, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 0) {
+    throw new Error(`Environment variable ${name} must be a non-negative integer, got "${raw}"`);
+  }
+  return value;
+}
+
+function str(env: Env, name: string, fallback: string): string {
+  const raw = env[name];
+  return raw === undefined || raw === '' ? fallback : raw;
+}
+
+export function loadConfig(env: Env = process.env): GatewayConfig {
+  const apiHost = str(env, 'API_HOST', '127.0.0.1');
+  const apiPort = int(env, 'API_PORT', 18000);
+  const kafkaPort = int(env, 'KAFKA_PORT', 19092);
+  const registryPort = int(env, 'REGISTRY_PORT', 18081);
+  return {
+    secretKey: { fromEnv: env.GATEWAY_SECRET_KEY, file: str(env, 'GATEWAY_SECRET_KEY_FILE', `${REPO_ROOT}.run/secret.key`) },
+    kafkaBrokers: str(env, 'KAFKA_BROKERS', `127.0.0.1:${kafkaPort}`).split(',').map((b) => b.trim()),
+    kafkaClientId: str(env, 'KAFKA_CLIENT_ID', 'chat-gateway'),
+    topicPrefix: str(env, 'TOPIC_PREFIX', 'gw.'),
+    topicPartitions: int(env, 'TOPIC_PARTITIONS', 6),
+    consumerSessionTimeoutMs: int(env, 'CONSUMER_SESSION_TIMEOUT_MS', 10_000),
+    schemaRegistryUrl: str(env, 'SCHEMA_REGISTRY_URL', `http://127.0.0.1:${registryPort}/apis/ccompat/v7`),
+    databaseUrl: str(env, 'DATABASE_URL', 'postgres://postgres@127.0.0.1:5432/chat_gateway'),
+    logLevel: str(env, 'LOG_LEVEL', 'info'),
+    api: {
+      host: apiHost,
+      port: apiPort,
+      publicBaseUrl: str(env, 'PUBLIC_BASE_URL', `http://${apiHost}:${apiPort}`),
+      sendDeadlineMs: int(env, 'SEND_DEADLINE_MS', 10_000),
+      bodyLimitBytes: int(env, 'API_BODY_LIMIT_BYTES', 64 * 1024),
+    },
+    policy: { host: str(env, 'POLICY_HOST', '127.0.0.1'), port: int(env, 'POLICY_PORT', 18010) },
+    delivery: {
+      host: str(env, 'DELIVERY_HOST', '127.0.0.1'),
+      port: int(env, 'DELIVERY_PORT', 18020),
+      sendTimeoutMs: int(env, 'DELIVERY_SEND_TIMEOUT_MS', 5_000),
+      breakerResetMs: int(env, 'DELIVERY_BREAKER_RESET_MS', 10_000),
+      concurrency: int(env, 'DELIVERY_CONCURRENCY', 32),
+    },
+    simulator: {
+      url: str(env, 'SIMULATOR_URL', `http://127.0.0.1:${int(env, 'SIM_PORT', 18090)}`),
+      globalApiKey: str(env, 'SIM_GLOBAL_API_KEY', 'sim-global-key'),
+    },
+  };
+}

@@ -1,0 +1,5 @@
+export { ERROR_STATUS, ERROR_CODES, isErrorCode, statusOf, type ErrorCode } from './error-codes.ts';
+export { ApiError, type ApiErrorBody } from './api-error.ts';
+export { MESSAGE_PURPOSES, isMessagePurpose, type MessagePurpose } from './purposes.ts';
+export * from './schemas.ts';
+export { normalizePhone } from './phone.ts';

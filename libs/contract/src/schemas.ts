@@ -1,0 +1,51 @@
+import { ERROR_CODES } from './error-codes.ts';
+import { MESSAGE_PURPOSES } from './purposes.ts';
+
+// JSON schemas of the v1 contract: the routes validate with them and openapi.json is generated
+// from them, so the contract and the code cannot drift.
+
+export const MESSAGE_MAX_LENGTH = 4096;
+
+export const SendMessageRequestSchema = {
+  $id: 'SendMessageRequest',
+  type: 'object',
+  additionalProperties: false,
+  required: ['instance_id', 'phone', 'message', 'message_purpose'],
+  properties: {
+    instance_id: { type: 'string', minLength: 1, maxLength: 128, description: 'Customer-owned instance ID or instance name' },
+    phone: { type: 'string', minLength: 1, maxLength: 32, description: 'Recipient number in international format' },
+    message: { type: 'string', minLength: 1, maxLength: MESSAGE_MAX_LENGTH, description: 'Message body' },
+    message_purpose: { type: 'string', enum: [...MESSAGE_PURPOSES], description: 'One of: ' + MESSAGE_PURPOSES.join(', ') },
+  },
+} as const;
+
+export const SendMessageSuccessSchema = {
+  $id: 'SendMessageSuccess',
+  type: 'object',
+  additionalProperties: false,
+  required: ['success', 'status', 'message_id', 'log_id'],
+  properties: {
+    success: { type: 'boolean', enum: [true] },
+    status: { type: 'string', description: 'sent, or queued when delivery is still in progress at the deadline' },
+    message_id: { type: 'string', description: 'Identifier of the sent message' },
+    log_id: { type: 'integer', description: 'Identifier of the send log entry' },
+  },
+} as const;
+
+export const ApiErrorSchema = {
+  $id: 'ApiError',
+  type: 'object',
+  required: ['success', 'error', 'message', 'details'],
+  properties: {
+    success: { type: 'boolean', enum: [false] },
+    error: { type: 'string', enum: [...ERROR_CODES], description: 'Error code' },
+    message: { type: 'string', description: 'Human-readable text' },
+    details: { type: 'object', additionalProperties: true, description: 'Free-form object' },
+  },
+} as const;
+
+export const SHARED_SCHEMAS = [SendMessageRequestSchema, SendMessageSuccessSchema, ApiErrorSchema];
+
+export function ref(schema: { $id: string }) {
+  return { $ref: `${schema.$id}#` };
+}

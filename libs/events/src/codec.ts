@@ -1,0 +1,78 @@
+import { SchemaRegistry, SchemaType } from '@kafkajs/confluent-schema-registry';
+import { randomUUID } from 'node:crypto';
+import type { ConsumedRecord, OutgoingRecord } from '@gw/kafka';
+import type { AnyEvent, EventPayloads, EventType } from './event-types.ts';
+import { AVRO_NAMESPACE, loadSchema } from './schemas.ts';
+import type { Topics } from './topics.ts';
+
+export const EVENT_TYPE_HEADER = 'event-type';
+export const CORRELATION_HEADER = 'correlation-id';
+
+const ALL_TYPES: EventType[] = ['SendRequested', 'SendDecided', 'MessageDispatched', 'DeliveryFailed'];
+
+/**
+ * Encodes events in the Confluent wire format (magic byte, schema id, Avro body) with schemas
+ * registered in the registry under the topic-record subject naming (topic-namespace.Record),
+ * so several event types can share one topic and any Confluent-compatible reader can decode them.
+ */
+export class EventCodec {
+  private readonly registry: SchemaRegistry;
+  private readonly schemaIds = new Map<EventType, number>();
+
+  constructor(registryUrl: string, private readonly topics: Topics) {
+    this.registry = new SchemaRegistry({ host: registryUrl, retry: { retries: 5 } });
+  }
+
+  static subject(topic: string, type: EventType): string {
+    return `${topic}-${AVRO_NAMESPACE}.${type}`;
+  }
+
+  /** Registers every event schema (idempotent: the same schema keeps its id). */
+  async init(types: EventType[] = ALL_TYPES): Promise<void> {
+    for (const type of types) {
+      const subject = EventCodec.subject(this.topics.forEvent(type), type);
+      this.schemaIds.set(type, await this.register(subject, loadSchema(type)));
+    }
+  }
+
+  private async register(subject: string, schema: string): Promise<number> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const { id } = await this.registry.register({ type: SchemaType.AVRO, schema }, { subject });
+        return id;
+      } catch (error) {
+        // Services starting together race to set a fresh subject's compatibility rule; the loser
+        // gets 409 and, on retry, finds the subject configured.
+        if ((error as { status?: number }).status !== 409 || attempt >= 5) throw error;
+        await new Promise((resolve) => setTimeout(resolve, 50 * attempt));
+      }
+    }
+  }
+
+  schemaId(type: EventType): number {
+    const id = this.schemaIds.get(type);
+    if (id === undefined) throw new Error(`schema for ${type} is not registered; call init() first`);
+    return id;
+  }
+
+  async encode<T extends EventType>(type: T, payload: EventPayloads[T]): Promise<OutgoingRecord> {
+    const value = await this.registry.encode(this.schemaId(type), payload);
+    return {
+      topic: this.topics.forEvent(type),
+      key: payload.customer_id,
+      value,
+      headers: { [EVENT_TYPE_HEADER]: type, [CORRELATION_HEADER]: payload.correlation_id },
+    };
+  }
+
+  async decode(record: ConsumedRecord): Promise<AnyEvent | null> {
+    const type = record.headers[EVENT_TYPE_HEADER] as EventType | undefined;
+    if (!type || !record.value || !ALL_TYPES.includes(type)) return null;
+    const payload = await this.registry.decode(record.value);
+    return { type, payload } as AnyEvent;
+  }
+}
+
+export function newEventId(): string {
+  return randomUUID();
+}

@@ -1,0 +1,71 @@
+// TypeScript shapes of the Avro records in /schemas. The .avsc files are the source of truth;
+// these types mirror them field for field.
+
+export interface EventBase {
+  event_id: string;
+  /** The command id that this event belongs to. */
+  correlation_id: string;
+  /** Unix epoch milliseconds. */
+  occurred_at: number;
+  customer_id: string;
+  instance_id: string;
+}
+
+export type MessagePurpose = 'transactional' | 'operational' | 'support' | 'internal_team' | 'authentication';
+
+export interface SendRequested extends EventBase {
+  instance_name: string;
+  message_id: string;
+  phone: string;
+  message: string;
+  message_purpose: string;
+  source: 'api' | 'pbx';
+  idempotency_key: string | null;
+}
+
+export interface RuleOutcome {
+  rule: string;
+  outcome: 'pass' | 'fail' | 'skipped';
+  /** JSON object text with the rule's machine-readable details, or null. */
+  detail: string | null;
+}
+
+export interface SendDecided extends EventBase {
+  message_id: string;
+  log_id: number;
+  decision: 'accepted' | 'rejected';
+  error_code: string | null;
+  error_message: string | null;
+  reasons: RuleOutcome[];
+  policy_version: string;
+  recipient: string;
+  message_purpose: string;
+  message_digest: string;
+  dispatch: { instance_name: string; phone: string; text: string } | null;
+}
+
+export interface MessageDispatched extends EventBase {
+  message_id: string;
+  log_id: number;
+  provider_message_id: string;
+  provider_status: string;
+}
+
+export interface DeliveryFailed extends EventBase {
+  message_id: string;
+  log_id: number;
+  reason: string;
+  detail: string;
+  definitive: boolean;
+}
+
+export interface EventPayloads {
+  SendRequested: SendRequested;
+  SendDecided: SendDecided;
+  MessageDispatched: MessageDispatched;
+  DeliveryFailed: DeliveryFailed;
+}
+
+export type EventType = keyof EventPayloads;
+
+export type AnyEvent = { [K in EventType]: { type: K; payload: EventPayloads[K] } }[EventType];

@@ -1,0 +1,46 @@
+import type { TopicSpec } from '@gw/kafka';
+import type { EventType } from './event-types.ts';
+
+/**
+ * Logical topics. Every topic is keyed by customer id so that one customer's commands, the inputs
+ * that change its policy decisions, and the decisions themselves stay in order on one partition.
+ */
+export const TOPIC_NAMES = {
+  customerEvents: 'customer-events.v1',
+  policyDecisions: 'policy-decisions.v1',
+  deliveryEvents: 'delivery-events.v1',
+} as const;
+
+export type TopicName = keyof typeof TOPIC_NAMES;
+
+export const EVENT_TOPIC: Record<EventType, TopicName> = {
+  SendRequested: 'customerEvents',
+  SendDecided: 'policyDecisions',
+  MessageDispatched: 'deliveryEvents',
+  DeliveryFailed: 'deliveryEvents',
+};
+
+export class Topics {
+  constructor(readonly prefix: string, readonly partitions: number) {}
+
+  name(topic: TopicName): string {
+    return `${this.prefix}${TOPIC_NAMES[topic]}`;
+  }
+
+  forEvent(type: EventType): string {
+    return this.name(EVENT_TOPIC[type]);
+  }
+
+  /** Event topics are the system of record: kept forever so the log can be replayed from zero. */
+  specs(): TopicSpec[] {
+    return (Object.keys(TOPIC_NAMES) as TopicName[]).map((topic) => ({
+      name: this.name(topic),
+      partitions: this.partitions,
+      config: { 'retention.ms': '-1', 'retention.bytes': '-1' },
+    }));
+  }
+
+  group(name: string): string {
+    return `${this.prefix}${name}`;
+  }
+}

@@ -1,0 +1,34 @@
+import { Agent, request } from 'undici';
+
+// One keep-alive agent for every manager: connections are reused across sends.
+const agent = new Agent({ keepAliveTimeout: 30_000, connections: 64, pipelining: 1 });
+
+export interface HttpResult {
+  status: number;
+  body: unknown;
+}
+
+export async function callManager(
+  method: 'GET' | 'POST' | 'DELETE' | 'PUT',
+  url: string,
+  apiKey: string,
+  timeoutMs: number,
+  body?: unknown,
+): Promise<HttpResult> {
+  const response = await request(url, {
+    method,
+    dispatcher: agent,
+    headers: { apikey: apiKey, 'content-type': 'application/json', accept: 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+    headersTimeout: timeoutMs,
+    bodyTimeout: timeoutMs,
+  });
+  const text = await response.body.text();
+  let parsed: unknown = text;
+  try {
+    parsed = text.length > 0 ? JSON.parse(text) : null;
+  } catch {
+    // Not JSON: keep the text for the failure detail.
+  }
+  return { status: response.statusCode, body: parsed };
+}

@@ -1,0 +1,55 @@
+import { callManager } from './http.ts';
+
+/** The outcome of one sendText call, classified for the delivery stage. */
+export type SendTextResult =
+  | { kind: 'accepted'; providerMessageId: string; providerStatus: string }
+  /** Certainly not sent: the manager refused (e.g. the number is not on the network) or was unreachable. */
+  | { kind: 'failed'; reason: 'unknown_number' | 'manager_rejected' | 'manager_error' | 'manager_unavailable' | 'circuit_open'; detail: string }
+  /** The request may have been sent (timeout or connection lost mid-request): never resend blindly. */
+  | { kind: 'ambiguous'; detail: string };
+
+export interface SendTextRequest {
+  managerUrl: string;
+  apiKey: string;
+  instance: string;
+  /** E.164; Evolution wants digits only. */
+  phone: string;
+  text: string;
+  timeoutMs: number;
+}
+
+// Errors that happen before a byte of the request could reach the manager.
+const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
+
+function hasNonExistentNumber(body: unknown): boolean {
+  const message = (body as { response?: { message?: unknown } } | null)?.response?.message;
+  return Array.isArray(message) && message.some((m) => (m as { exists?: unknown })?.exists === false);
+}
+
+function summary(body: unknown): string {
+  const text = typeof body === 'string' ? body : JSON.stringify(body);
+  return (text ?? '').slice(0, 300);
+}
+
+export async function sendText(req: SendTextRequest): Promise<SendTextResult> {
+  const url = `${req.managerUrl.replace(/\/+$/, '')}/message/sendText/${encodeURIComponent(req.instance)}`;
+  try {
+    const { status, body } = await callManager('POST', url, req.apiKey, req.timeoutMs, {
+      number: req.phone.replace(/^\+/, ''),
+      text: req.text,
+    });
+    if (status === 200 || status === 201) {
+      const key = (body as { key?: { id?: unknown }; status?: unknown } | null)?.key;
+      if (typeof key?.id !== 'string') return { kind: 'ambiguous', detail: `manager answered ${status} without key.id` };
+      const providerStatus = (body as { status?: unknown }).status;
+      return { kind: 'accepted', providerMessageId: key.id, providerStatus: typeof providerStatus === 'string' ? providerStatus : 'PENDING' };
+    }
+    if (status === 400 && hasNonExistentNumber(body)) return { kind: 'failed', reason: 'unknown_number', detail: 'the number is not on the network' };
+    if (status >= 400 && status < 500) return { kind: 'failed', reason: 'manager_rejected', detail: `manager answered ${status}: ${summary(body)}` };
+    return { kind: 'failed', reason: 'manager_error', detail: `manager answered ${status}` };
+  } catch (error) {
+    const code = (error as { code?: string }).code ?? '';
+    if (NOT_SENT_CODES.has(code)) return { kind: 'failed', reason: 'manager_unavailable', detail: `manager unreachable (${code})` };
+    return { kind: 'ambiguous', detail: `no answer from the manager (${code || 'error'})` };
+  }
+}

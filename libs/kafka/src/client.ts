@@ -1,0 +1,255 @@
+import { Kafka, logLevel as KafkaLogLevel, CompressionTypes, type Producer, type Consumer, type KafkaMessage, type LogEntry } from 'kafkajs';
+import type { Logger } from 'pino';
+import { decodeHeaders } from './headers.ts';
+import { GroupCommit } from './group-commit.ts';
+import type {
+  ConsumedRecord,
+  LagObserver,
+  OutgoingRecord,
+  RunningConsumer,
+  TopicSpec,
+  TransformBatch,
+} from './types.ts';
+
+export interface KafkaClientOptions {
+  brokers: string[];
+  clientId: string;
+  logger: Logger;
+  /** How long the group waits for a silent member before rebalancing its partitions. */
+  sessionTimeoutMs?: number;
+}
+
+export interface ListenOptions {
+  groupId: string;
+  topics: string[];
+  fromBeginning: boolean;
+  onRecord(record: ConsumedRecord): Promise<void> | void;
+  onLag?: LagObserver;
+}
+
+export interface TransformOptions {
+  groupId: string;
+  topics: string[];
+  /** Prefix of the transactional ids; one producer per input partition fences zombie instances. */
+  transactionalIdPrefix: string;
+  transform: TransformBatch;
+  partitionsConsumedConcurrently?: number;
+  onLag?: LagObserver;
+}
+
+function toConsumed(topic: string, partition: number, message: KafkaMessage): ConsumedRecord {
+  return {
+    topic,
+    partition,
+    offset: message.offset,
+    key: message.key ? message.key.toString('utf8') : null,
+    value: message.value,
+    headers: decodeHeaders(message.headers),
+    timestamp: message.timestamp,
+  };
+}
+
+function toMessages(records: OutgoingRecord[]) {
+  return records.map((r) => ({ key: r.key, value: r.value, headers: r.headers }));
+}
+
+/** Groups records by topic, keeping their order, for one produce request per topic. */
+function byTopic(records: OutgoingRecord[]) {
+  const grouped = new Map<string, OutgoingRecord[]>();
+  for (const record of records) {
+    const list = grouped.get(record.topic) ?? [];
+    list.push(record);
+    grouped.set(record.topic, list);
+  }
+  return [...grouped.entries()].map(([topic, list]) => ({ topic, messages: toMessages(list) }));
+}
+
+function kafkaLogCreator(logger: Logger) {
+  return () =>
+    ({ level, log }: LogEntry) => {
+      const { message, ...extra } = log;
+      const fields = { kafka: extra };
+      if (level === KafkaLogLevel.ERROR) logger.error(fields, message);
+      else if (level === KafkaLogLevel.WARN) logger.warn(fields, message);
+      else logger.debug(fields, message);
+    };
+}
+
+export class KafkaClient {
+  private readonly kafka: Kafka;
+  private readonly logger: Logger;
+  private readonly sessionTimeoutMs: number;
+  private sharedProducer: Promise<Producer> | undefined;
+  private readonly appends = new GroupCommit<OutgoingRecord>((records) => this.sendNow(records));
+  private readonly closers: Array<() => Promise<void>> = [];
+
+  constructor(options: KafkaClientOptions) {
+    this.logger = options.logger;
+    this.sessionTimeoutMs = options.sessionTimeoutMs ?? 10_000;
+    this.kafka = new Kafka({
+      clientId: options.clientId,
+      brokers: options.brokers,
+      logLevel: KafkaLogLevel.WARN,
+      logCreator: kafkaLogCreator(options.logger),
+      retry: { retries: 8, initialRetryTime: 100 },
+    });
+  }
+
+  async ensureTopics(specs: TopicSpec[]): Promise<void> {
+    const admin = this.kafka.admin();
+    await admin.connect();
+    try {
+      const existing = new Set(await admin.listTopics());
+      const missing = specs.filter((s) => !existing.has(s.name));
+      if (missing.length === 0) return;
+      await admin.createTopics({
+        waitForLeaders: true,
+        topics: missing.map((s) => ({
+          topic: s.name,
+          numPartitions: s.partitions,
+          replicationFactor: 1,
+          configEntries: Object.entries(s.config ?? {}).map(([name, value]) => ({ name, value })),
+        })),
+      });
+    } finally {
+      await admin.disconnect();
+    }
+  }
+
+  /** Appends records with an idempotent producer; resolves once the broker has acknowledged them all. */
+  async send(records: OutgoingRecord[]): Promise<void> {
+    if (records.length === 0) return;
+    await this.appends.submit(records);
+  }
+
+  private async sendNow(records: OutgoingRecord[]): Promise<void> {
+    const producer = await this.producer();
+    await producer.sendBatch({ topicMessages: byTopic(records), acks: -1, compression: CompressionTypes.None });
+  }
+
+  private producer(): Promise<Producer> {
+    if (!this.sharedProducer) {
+      const producer = this.kafka.producer({ idempotent: true, maxInFlightRequests: 1, allowAutoTopicCreation: false });
+      this.sharedProducer = producer.connect().then(() => producer);
+      this.closers.push(async () => producer.disconnect());
+    }
+    return this.sharedProducer;
+  }
+
+  /** A read-only subscriber, e.g. for request-reply listeners. Offsets are committed automatically. */
+  async listen(options: ListenOptions): Promise<RunningConsumer> {
+    const consumer = this.kafka.consumer({ groupId: options.groupId, sessionTimeout: this.sessionTimeoutMs, maxWaitTimeInMs: 1000 });
+    const running = this.trackReadiness(consumer, options.groupId, options.onLag);
+    await consumer.connect();
+    await consumer.subscribe({ topics: options.topics, fromBeginning: options.fromBeginning });
+    await consumer.run({
+      eachMessage: async ({ topic, partition, message }) => {
+        await options.onRecord(toConsumed(topic, partition, message));
+      },
+    });
+    return running;
+  }
+
+  /**
+   * Consume, transform, produce: each batch's outputs and its input offsets are committed in one
+   * Kafka transaction. Downstream consumers read committed records only (the kafkajs default).
+   */
+  async transform(options: TransformOptions): Promise<RunningConsumer> {
+    const consumer = this.kafka.consumer({
+      groupId: options.groupId,
+      sessionTimeout: this.sessionTimeoutMs,
+      maxWaitTimeInMs: 1000,
+      readUncommitted: false,
+    });
+    const producers = new Map<string, Promise<Producer>>();
+    const producerFor = (topic: string, partition: number) => {
+      const id = `${options.transactionalIdPrefix}-${topic}-${partition}`;
+      let producer = producers.get(id);
+      if (!producer) {
+        const created = this.kafka.producer({ transactionalId: id, idempotent: true, maxInFlightRequests: 1 });
+        producer = created.connect().then(() => created);
+        producers.set(id, producer);
+      }
+      return producer;
+    };
+    const running = this.trackReadiness(consumer, options.groupId, options.onLag, async () => {
+      await Promise.allSettled([...producers.values()].map(async (p) => (await p).disconnect()));
+    });
+    await consumer.connect();
+    await consumer.subscribe({ topics: options.topics, fromBeginning: true });
+    await consumer.run({
+      autoCommit: false,
+      eachBatchAutoResolve: false,
+      partitionsConsumedConcurrently: options.partitionsConsumedConcurrently ?? 3,
+      eachBatch: async ({ batch, heartbeat, isRunning, isStale, resolveOffset }) => {
+        if (!isRunning() || isStale() || batch.messages.length === 0) return;
+        const records = batch.messages.map((m) => toConsumed(batch.topic, batch.partition, m));
+        const outputs = await options.transform(records, { topic: batch.topic, partition: batch.partition, heartbeat });
+        const producer = await producerFor(batch.topic, batch.partition);
+        const transaction = await producer.transaction();
+        try {
+          if (outputs.length > 0) {
+            for (const topicMessages of byTopic(outputs)) await transaction.send(topicMessages);
+          }
+          const next = (BigInt(batch.lastOffset()) + 1n).toString();
+          await transaction.sendOffsets({
+            consumerGroupId: options.groupId,
+            topics: [{ topic: batch.topic, partitions: [{ partition: batch.partition, offset: next }] }],
+          });
+          await transaction.commit();
+        } catch (error) {
+          await transaction.abort().catch(() => undefined);
+          throw error;
+        }
+        resolveOffset(batch.lastOffset());
+        await heartbeat();
+      },
+    });
+    return running;
+  }
+
+  private trackReadiness(
+    consumer: Consumer,
+    groupId: string,
+    onLag: LagObserver | undefined,
+    extraClose?: () => Promise<void>,
+  ): RunningConsumer {
+    let joined = false;
+    let ready = false;
+    let markReady!: () => void;
+    const readyPromise = new Promise<void>((resolve) => (markReady = resolve));
+    consumer.on(consumer.events.GROUP_JOIN, () => {
+      joined = true;
+    });
+    consumer.on(consumer.events.FETCH, () => {
+      if (joined && !ready) {
+        ready = true;
+        markReady();
+      }
+    });
+    consumer.on(consumer.events.CRASH, (event) => {
+      this.logger.error({ groupId, error: String(event.payload.error), restart: event.payload.restart }, 'consumer crashed');
+    });
+    consumer.on(consumer.events.END_BATCH_PROCESS, (event) => {
+      const { topic, partition, offsetLag } = event.payload;
+      onLag?.({ groupId, topic, partition, lag: Number(offsetLag) });
+    });
+    let stopped = false;
+    const stop = async () => {
+      if (stopped) return;
+      stopped = true;
+      // disconnect() lets the in-flight batch finish, then leaves the group.
+      await consumer.disconnect();
+      await extraClose?.();
+    };
+    this.closers.push(stop);
+    return { groupId, ready: readyPromise, isReady: () => ready, stop };
+  }
+
+  async close(): Promise<void> {
+    for (const close of this.closers.splice(0).reverse()) {
+      await close().catch((error) => this.logger.warn({ error: String(error) }, 'kafka close failed'));
+    }
+    this.sharedProducer = undefined;
+  }
+}

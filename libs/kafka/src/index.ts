@@ -1,0 +1,2 @@
+export { KafkaClient, type KafkaClientOptions, type ListenOptions, type TransformOptions } from './client.ts';
+export type { OutgoingRecord, ConsumedRecord, TopicSpec, TransformBatch, BatchContext, RunningConsumer, LagObserver } from './types.ts';

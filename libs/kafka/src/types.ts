@@ -1,0 +1,51 @@
+/** The broker-neutral shapes the rest of the code base uses; only this library knows kafkajs. */
+
+export interface OutgoingRecord {
+  topic: string;
+  key: string;
+  value: Buffer;
+  headers?: Record<string, string>;
+}
+
+export interface ConsumedRecord {
+  topic: string;
+  partition: number;
+  offset: string;
+  key: string | null;
+  value: Buffer | null;
+  headers: Record<string, string>;
+  timestamp: string;
+}
+
+export interface TopicSpec {
+  name: string;
+  partitions: number;
+  /** Topic-level configuration, e.g. retention.ms = -1 for an event log kept forever. */
+  config?: Record<string, string>;
+}
+
+export interface BatchContext {
+  topic: string;
+  partition: number;
+  /** Keeps the group membership alive during long work. */
+  heartbeat(): Promise<void>;
+}
+
+/**
+ * A stage that turns consumed records into records to append. The library appends the outputs
+ * and commits the input offsets atomically (one Kafka transaction per batch), so a redelivered
+ * batch never yields a second copy of its outputs.
+ */
+export type TransformBatch = (records: ConsumedRecord[], ctx: BatchContext) => Promise<OutgoingRecord[]>;
+
+export interface RunningConsumer {
+  groupId: string;
+  /** Resolves once the consumer has joined its group and fetched at least once. */
+  ready: Promise<void>;
+  isReady(): boolean;
+  stop(): Promise<void>;
+}
+
+export interface LagObserver {
+  (sample: { groupId: string; topic: string; partition: number; lag: number }): void;
+}

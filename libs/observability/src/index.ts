@@ -1,0 +1,3 @@
+export { createLogger, type Logger } from './logger.ts';
+export { createMetrics, type ServiceMetrics } from './metrics.ts';
+export { opsPlugin, type Readiness, type OpsPluginOptions } from './ops-plugin.ts';

@@ -1,0 +1,1 @@
+export { createRuntime, startOpsServer, onShutdown, type Runtime, type RuntimeOptions } from './runtime.ts';

@@ -1,0 +1,102 @@
+import Fastify, { type FastifyInstance } from 'fastify';
+import { loadConfig, type GatewayConfig } from '@gw/config';
+import { createPool, type Pool } from '@gw/db';
+import { EventCodec, Topics } from '@gw/events';
+import { KafkaClient, type LagObserver, type RunningConsumer } from '@gw/kafka';
+import { createLogger, createMetrics, opsPlugin, type Logger, type ServiceMetrics } from '@gw/observability';
+
+/** What every service process shares: configuration, logs, metrics, Kafka, the registry and Postgres. */
+export interface Runtime {
+  service: string;
+  config: GatewayConfig;
+  logger: Logger;
+  metrics: ServiceMetrics;
+  kafka: KafkaClient;
+  topics: Topics;
+  codec: EventCodec;
+  pool: Pool;
+  consumers: RunningConsumer[];
+  lagObserver: LagObserver;
+  close(): Promise<void>;
+}
+
+export interface RuntimeOptions {
+  env?: Record<string, string | undefined>;
+  /** Tests running several services in one process turn default process metrics off. */
+  defaultMetrics?: boolean;
+}
+
+export async function createRuntime(service: string, options: RuntimeOptions = {}): Promise<Runtime> {
+  const config = loadConfig(options.env);
+  const logger = createLogger(service, config.logLevel);
+  const metrics = createMetrics(service, options.defaultMetrics ?? true);
+  const kafka = new KafkaClient({
+    brokers: config.kafkaBrokers,
+    clientId: `${config.kafkaClientId}-${service}`,
+    logger,
+    sessionTimeoutMs: config.consumerSessionTimeoutMs,
+  });
+  const topics = new Topics(config.topicPrefix, config.topicPartitions);
+  await kafka.ensureTopics(topics.specs());
+  const codec = new EventCodec(config.schemaRegistryUrl, topics);
+  await codec.init();
+  const pool = createPool(config.databaseUrl);
+  const consumers: RunningConsumer[] = [];
+  const lagObserver: LagObserver = ({ groupId, topic, partition, lag }) =>
+    metrics.consumerLag.set({ group: groupId, topic, partition: String(partition) }, lag);
+  let closed = false;
+  return {
+    service,
+    config,
+    logger,
+    metrics,
+    kafka,
+    topics,
+    codec,
+    pool,
+    consumers,
+    lagObserver,
+    async close() {
+      if (closed) return;
+      closed = true;
+      // Consumers first: they finish their in-flight batch and commit before anything else goes away.
+      await Promise.allSettled(consumers.map((c) => c.stop()));
+      await kafka.close();
+      await pool.end().catch(() => undefined);
+    },
+  };
+}
+
+/** The small HTTP server of a consumer service: /healthz, /readyz (consumers joined) and /metrics. */
+export async function startOpsServer(runtime: Runtime, host: string, port: number): Promise<FastifyInstance> {
+  const app = Fastify({ logger: false });
+  await app.register(opsPlugin, {
+    metrics: runtime.metrics,
+    readiness: { check: () => runtime.consumers.filter((c) => !c.isReady()).map((c) => `consumer ${c.groupId}`) },
+  });
+  await app.listen({ host, port });
+  return app;
+}
+
+/** SIGTERM/SIGINT: stop taking work, finish in-flight work, commit, then exit. */
+export function onShutdown(logger: Logger, stop: () => Promise<void>): void {
+  let stopping = false;
+  const handler = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'shutting down');
+    const force = setTimeout(() => {
+      logger.error('shutdown took too long; exiting');
+      process.exit(1);
+    }, 30_000);
+    force.unref();
+    stop()
+      .then(() => process.exit(0))
+      .catch((error) => {
+        logger.error({ error: String(error) }, 'shutdown failed');
+        process.exit(1);
+      });
+  };
+  process.on('SIGTERM', () => handler('SIGTERM'));
+  process.on('SIGINT', () => handler('SIGINT'));
+}

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Seeds a demo customer with a connected simulator instance and prints how to send a first message.
+set -Eeuo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+demo="$(npx --no-install gatewayctl demo --json 2>/dev/null)"
+field() { node -e 'const d=JSON.parse(process.argv[1]); process.stdout.write(String(d[process.argv[2]] ?? ""))' "$demo" "$1"; }
+base="$(field base_url)"
+if [[ -z "$base" ]]; then
+  echo "Could not seed the demo account: $demo" >&2
+  exit 1
+fi
+cat <<MSG
+
+The gateway is running.
+  API base URL        $base
+  OpenAPI contract    $base/openapi.json
+  API metrics         $base/metrics
+  Policy consumer     http://127.0.0.1:${POLICY_PORT:-18010}/metrics
+  Delivery consumer   http://127.0.0.1:${DELIVERY_PORT:-18020}/metrics
+  Instance simulator  http://127.0.0.1:${SIM_PORT:-18090}  (ledger: /sim/ledger, apikey: ${SIM_GLOBAL_API_KEY:-sim-global-key})
+  Schema registry     http://127.0.0.1:${REGISTRY_PORT:-18081}/apis/ccompat/v7
+
+Demo customer  $(field customer_id)
+Demo instance  $(field instance_name) ($(field instance_id)), connected
+Demo API key   $(field api_key)
+               (shown once; create more with: npx gatewayctl api-key create --customer $(field customer_id))
+
+Send a first message:
+
+curl -sS -X POST '$base/api/send-message' \\
+  -H 'Authorization: Bearer $(field api_key)' \\
+  -H 'Content-Type: application/json' \\
+  -H "Idempotency-Key: first-send-\$(date +%s)" \\
+  -d '{"instance_id":"$(field instance_id)","phone":"+14155552671","message":"Your order 1001 has shipped.","message_purpose":"transactional"}'
+
+Stop everything with: make stop
+MSG

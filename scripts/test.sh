@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# make test: typecheck and every tier. Brings up the infrastructure it needs and tears down what
+# it started; each int/e2e test file uses its own database and topic prefix.
+set -Eeuo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+RESULTS=.run/test-results
+rm -rf "$RESULTS"
+mkdir -p "$RESULTS"
+
+started_infra=0
+cleanup() {
+  if (( started_infra )); then bash deploy/local/infra.sh stop all || true; fi
+}
+trap cleanup EXIT
+
+echo "== typecheck"
+npx tsc -p tsconfig.json --noEmit
+
+run_tier() {
+  local tier="$1"
+  shift
+  echo "== $tier tests"
+  npx vitest run --project "$tier" --reporter=default --reporter=json --outputFile.json="$RESULTS/$tier.json" "$@"
+}
+
+run_tier unit
+
+if ! bash deploy/local/infra.sh status >/dev/null 2>&1; then
+  echo "== starting Kafka and the schema registry (stopped again at the end)"
+  started_infra=1
+  bash deploy/local/infra.sh start all
+fi
+
+status=0
+run_tier int --no-file-parallelism || status=$?
+run_tier e2e --no-file-parallelism || status=$?
+
+# One closing line in the plain form CI reads: "N passed, N failed".
+node -e '
+  const fs = require("fs");
+  let passed = 0, failed = 0;
+  for (const f of fs.readdirSync(process.argv[1])) {
+    const r = JSON.parse(fs.readFileSync(process.argv[1] + "/" + f, "utf8"));
+    passed += r.numPassedTests; failed += r.numFailedTests + (r.numRuntimeErrorTestSuites ?? 0);
+  }
+  console.log(`tests: ${passed} passed, ${failed} failed`);
+' "$RESULTS"
+exit "$status"

@@ -1,0 +1,37 @@
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import type { Logger, ServiceMetrics, Readiness } from '@gw/observability';
+import { opsPlugin } from '@gw/observability';
+import { errorHandlerPlugin } from './plugins/error-handler.ts';
+import { openapiPlugin } from './plugins/openapi.ts';
+import { homeRoutes } from './home/route.ts';
+import { sendMessageRoutes, type SendMessageDeps } from './send-message/route.ts';
+
+export interface AppDeps {
+  logger: Logger | false;
+  metrics: ServiceMetrics;
+  readiness: Readiness;
+  publicBaseUrl: string;
+  bodyLimitBytes: number;
+  send: SendMessageDeps;
+}
+
+/** The public HTTP API: one plugin per concern, one error handler. */
+export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+  const app = Fastify({
+    // The shared pino logger; typed as fastify's base logger so plugins see one instance type.
+    ...(deps.logger ? { loggerInstance: deps.logger as FastifyBaseLogger } : { logger: false }),
+    // One log line per send is written by the handler, with its correlation id; no access log.
+    logController: new LogController({ disableRequestLogging: true }),
+    bodyLimit: deps.bodyLimitBytes,
+    return503OnClosing: true,
+    ajv: { customOptions: { allErrors: true, removeAdditional: false, coerceTypes: false, useDefaults: false } },
+  });
+  // Only JSON is parsed; any other media type is refused with 415 before the body is read.
+  app.removeContentTypeParser('text/plain');
+  await app.register(errorHandlerPlugin);
+  await app.register(openapiPlugin, { serverUrl: deps.publicBaseUrl });
+  await app.register(opsPlugin, { metrics: deps.metrics, readiness: deps.readiness });
+  await app.register(homeRoutes);
+  await app.register(sendMessageRoutes, deps.send);
+  return app as unknown as FastifyInstance;
+}

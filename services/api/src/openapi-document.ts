@@ -1,0 +1,22 @@
+import { createMetrics } from '@gw/observability';
+import { buildApp } from './app.ts';
+import type { SendMessageDeps } from './send-message/route.ts';
+
+/**
+ * Builds the OpenAPI document from the registered routes without connecting to anything:
+ * handlers are never called, so their dependencies are not needed.
+ */
+export async function openapiDocument(serverUrl = '/'): Promise<Record<string, unknown>> {
+  const app = await buildApp({
+    logger: false,
+    metrics: createMetrics('openapi', false),
+    readiness: { check: () => [] },
+    publicBaseUrl: serverUrl,
+    bodyLimitBytes: 1024,
+    send: {} as SendMessageDeps,
+  });
+  await app.ready();
+  const document = app.swagger() as unknown as Record<string, unknown>;
+  await app.close();
+  return document;
+}

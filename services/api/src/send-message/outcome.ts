@@ -1,0 +1,66 @@
+import { ApiError, isErrorCode } from '@gw/contract';
+import type { DeliveryFailed, MessageDispatched, SendDecided } from '@gw/events';
+
+/** What is known about one send command so far. */
+export interface SendProgress {
+  decision: SendDecided | null;
+  delivery: { type: 'MessageDispatched'; payload: MessageDispatched } | { type: 'DeliveryFailed'; payload: DeliveryFailed } | null;
+}
+
+export interface SendSuccessBody {
+  success: true;
+  status: 'sent' | 'pending';
+  message_id: string;
+  log_id: number;
+}
+
+export function isFinal(progress: SendProgress): boolean {
+  return progress.delivery !== null || progress.decision?.decision === 'rejected';
+}
+
+function failedRuleDetails(decision: SendDecided): Record<string, unknown> {
+  const failed = decision.reasons.find((r) => r.outcome === 'fail');
+  if (!failed?.detail) return { rule: failed?.rule ?? null };
+  try {
+    return JSON.parse(failed.detail) as Record<string, unknown>;
+  } catch {
+    return { rule: failed.rule };
+  }
+}
+
+/**
+ * The HTTP answer for what is known at the deadline. Never "failed" for a message that may
+ * still be sent: an accepted decision whose delivery is still under way answers status "pending",
+ * and a command not yet decided answers 500 with its ids so the caller can retry idempotently.
+ */
+export function toResponse(progress: SendProgress, ids: { commandId: string; messageId: string }): SendSuccessBody | ApiError {
+  const { decision, delivery } = progress;
+  if (delivery?.type === 'MessageDispatched') {
+    return { success: true, status: 'sent', message_id: delivery.payload.message_id, log_id: delivery.payload.log_id };
+  }
+  if (delivery?.type === 'DeliveryFailed') {
+    return new ApiError('gateway_send_failed', 'The message passed the responsible-messaging checks but could not be delivered through the instance.', {
+      reason: delivery.payload.reason,
+      detail: delivery.payload.detail,
+      message_id: delivery.payload.message_id,
+      log_id: delivery.payload.log_id,
+    });
+  }
+  if (decision?.decision === 'rejected') {
+    const code = decision.error_code && isErrorCode(decision.error_code) ? decision.error_code : 'policy_violation';
+    return new ApiError(code, decision.error_message ?? 'The message was refused by the responsible-messaging policy.', {
+      ...failedRuleDetails(decision),
+      message_id: decision.message_id,
+      log_id: decision.log_id,
+      policy_version: decision.policy_version,
+    });
+  }
+  if (decision?.decision === 'accepted') {
+    return { success: true, status: 'pending', message_id: decision.message_id, log_id: decision.log_id };
+  }
+  return new ApiError('internal_error', 'The message was recorded but not yet processed. Retry with the same Idempotency-Key to get its outcome.', {
+    state: 'pending_decision',
+    message_id: ids.messageId,
+    command_id: ids.commandId,
+  });
+}

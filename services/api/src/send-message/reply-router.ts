@@ -1,0 +1,111 @@
+import { randomUUID } from 'node:crypto';
+import type { Pool } from '@gw/db';
+import { CORRELATION_HEADER, type EventCodec, type Topics } from '@gw/events';
+import type { ConsumedRecord, KafkaClient, RunningConsumer } from '@gw/kafka';
+import type { Logger } from '@gw/observability';
+import { isFinal, type SendProgress } from './outcome.ts';
+import { loadProgress } from './progress-store.ts';
+
+interface Waiter {
+  progress: SendProgress;
+  wake: () => void;
+}
+
+/**
+ * Request-reply over Kafka: every API process reads the decision and delivery topics with a
+ * group of its own and wakes the requests waiting on a correlation id. Records for other
+ * processes' commands are skipped without decoding. The projections in Postgres are read as a
+ * fallback, so a reply missed (e.g. during a restart) still resolves.
+ */
+export class ReplyRouter {
+  private readonly waiters = new Map<string, Set<Waiter>>();
+  private consumer: RunningConsumer | undefined;
+
+  constructor(
+    private readonly kafka: KafkaClient,
+    private readonly codec: EventCodec,
+    private readonly topics: Topics,
+    private readonly pool: Pool,
+    private readonly logger: Logger,
+    private readonly fallbackPollMs = 1000,
+  ) {}
+
+  async start(): Promise<RunningConsumer> {
+    this.consumer = await this.kafka.listen({
+      groupId: this.topics.group(`api-replies-${randomUUID()}`),
+      topics: [this.topics.name('policyDecisions'), this.topics.name('deliveryEvents')],
+      fromBeginning: false,
+      onRecord: (record) => this.route(record),
+    });
+    return this.consumer;
+  }
+
+  private async route(record: ConsumedRecord): Promise<void> {
+    const correlationId = record.headers[CORRELATION_HEADER];
+    if (!correlationId) return;
+    const waiting = this.waiters.get(correlationId);
+    if (!waiting) return;
+    try {
+      const event = await this.codec.decode(record);
+      if (!event) return;
+      for (const waiter of waiting) {
+        if (event.type === 'SendDecided') waiter.progress.decision = event.payload;
+        if (event.type === 'MessageDispatched' || event.type === 'DeliveryFailed') waiter.progress.delivery = event as SendProgress['delivery'];
+        waiter.wake();
+      }
+    } catch (error) {
+      this.logger.warn({ correlation_id: correlationId, error: String(error) }, 'reply could not be decoded');
+    }
+  }
+
+  /**
+   * Registers interest in a command before it is appended (so no reply can slip past) and
+   * resolves with the progress once final or at the deadline, whichever comes first.
+   */
+  wait(commandId: string, deadlineMs: number, options: { checkStoreFirst?: boolean } = {}): Promise<SendProgress> {
+    const waiter: Waiter = { progress: { decision: null, delivery: null }, wake: () => undefined };
+    const set = this.waiters.get(commandId) ?? new Set<Waiter>();
+    set.add(waiter);
+    this.waiters.set(commandId, set);
+
+    return new Promise<SendProgress>((resolve) => {
+      let settled = false;
+      const timers: NodeJS.Timeout[] = [];
+      const finish = () => {
+        if (settled) return;
+        settled = true;
+        for (const timer of timers) clearTimeout(timer);
+        set.delete(waiter);
+        if (set.size === 0) this.waiters.delete(commandId);
+        resolve(waiter.progress);
+      };
+      waiter.wake = () => {
+        if (isFinal(waiter.progress)) finish();
+      };
+      const pollStore = async () => {
+        if (settled) return;
+        try {
+          const stored = await loadProgress(this.pool, commandId);
+          waiter.progress.decision ??= stored.decision;
+          waiter.progress.delivery ??= stored.delivery;
+          waiter.wake();
+        } catch (error) {
+          this.logger.warn({ correlation_id: commandId, error: String(error) }, 'progress lookup failed');
+        }
+        if (!settled) timers.push(setTimeout(pollStore, this.fallbackPollMs));
+      };
+      timers.push(setTimeout(pollStore, options.checkStoreFirst ? 0 : this.fallbackPollMs));
+      timers.push(
+        setTimeout(async () => {
+          // One last look at the projections before answering with what is known.
+          const stored = await loadProgress(this.pool, commandId).catch(() => null);
+          if (stored) {
+            waiter.progress.decision ??= stored.decision;
+            waiter.progress.delivery ??= stored.delivery;
+          }
+          finish();
+        }, deadlineMs),
+      );
+    });
+  }
+}

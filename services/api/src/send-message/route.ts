@@ -1,0 +1,110 @@
+import type { FastifyInstance } from 'fastify';
+import { ApiError, ApiErrorSchema, normalizePhone, ref, SendMessageRequestSchema, SendMessageSuccessSchema } from '@gw/contract';
+import type { Pool } from '@gw/db';
+import { newEventId, type EventCodec, type SendRequested } from '@gw/events';
+import type { KafkaClient } from '@gw/kafka';
+import { newId } from '@gw/security';
+import { authenticate } from '../plugins/auth.ts';
+import { requireJson } from '../plugins/require-json.ts';
+import { claimIdempotencyKey, IDEMPOTENCY_KEY_PATTERN, requestHash } from './idempotency.ts';
+import { findOwnedInstance } from './instances.ts';
+import { toResponse } from './outcome.ts';
+import type { ReplyRouter } from './reply-router.ts';
+
+export interface SendMessageDeps {
+  pool: Pool;
+  kafka: KafkaClient;
+  codec: EventCodec;
+  replies: ReplyRouter;
+  deadlineMs: number;
+  clock?: () => number;
+}
+
+interface SendBody {
+  instance_id: string;
+  phone: string;
+  message: string;
+  message_purpose: string;
+}
+
+// An idempotent retry re-appends its command only when the first attempt looks lost: the policy
+// stage deduplicates by command id, so a re-append can never produce a second decision.
+const REAPPEND_AFTER_MS = 5_000;
+
+const errorResponses = Object.fromEntries(
+  [400, 401, 403, 404, 413, 415, 422, 423, 429, 500, 502].map((status) => [status, { ...ref(ApiErrorSchema), description: 'ApiError' }]),
+);
+
+export async function sendMessageRoutes(app: FastifyInstance, deps: SendMessageDeps): Promise<void> {
+  const clock = deps.clock ?? Date.now;
+  app.post<{ Body: SendBody; Headers: { 'idempotency-key'?: string } }>(
+    '/api/send-message',
+    {
+      onRequest: [authenticate(deps.pool), requireJson],
+      schema: {
+        summary: 'Send one guarded message',
+        description:
+          'Validates, authenticates and records the send, then waits for the responsible-messaging decision and the delivery through the paired instance. With an Idempotency-Key, a retried request returns the recorded outcome and never sends twice.',
+        security: [{ bearerAuth: [] }],
+        headers: {
+          type: 'object',
+          properties: {
+            'idempotency-key': { type: 'string', pattern: IDEMPOTENCY_KEY_PATTERN, description: 'Optional; 1-255 printable ASCII characters, unique per request.' },
+          },
+        },
+        body: ref(SendMessageRequestSchema),
+        response: { 200: { ...ref(SendMessageSuccessSchema), description: 'SendMessageSuccess' }, ...errorResponses },
+      },
+    },
+    async (request, reply) => {
+      const caller = request.caller!;
+      const body = request.body;
+      const phone = normalizePhone(body.phone);
+      if (!phone) {
+        throw new ApiError('validation_error', 'phone must be a possible number in international format, e.g. +14155552671.', {
+          field: 'phone',
+          rule: 'international_format',
+        });
+      }
+      const instance = await findOwnedInstance(deps.pool, caller.customerId, body.instance_id);
+      if (!instance) {
+        throw new ApiError('invalid_instance', 'No instance with this id or name belongs to your account.', { field: 'instance_id', value: body.instance_id });
+      }
+
+      let ids = { commandId: newId('cmd'), messageId: newId('msg') };
+      const idempotencyKey = request.headers['idempotency-key'];
+      let replay: { ageMs: number } | null = null;
+      if (idempotencyKey !== undefined) {
+        const claim = await claimIdempotencyKey(deps.pool, caller.customerId, idempotencyKey, requestHash(body), ids);
+        if (claim.kind === 'replay') {
+          ids = { commandId: claim.commandId, messageId: claim.messageId };
+          replay = { ageMs: claim.ageMs };
+        }
+      }
+
+      const command: SendRequested = {
+        event_id: newEventId(),
+        correlation_id: ids.commandId,
+        occurred_at: clock(),
+        customer_id: caller.customerId,
+        instance_id: instance.id,
+        instance_name: instance.managerInstance,
+        message_id: ids.messageId,
+        phone,
+        message: body.message,
+        message_purpose: body.message_purpose,
+        source: 'api',
+        idempotency_key: idempotencyKey ?? null,
+      };
+      request.log.info({ correlation_id: ids.commandId, message_id: ids.messageId, replay: replay !== null }, 'send requested');
+
+      const outcome = deps.replies.wait(ids.commandId, deps.deadlineMs, { checkStoreFirst: replay !== null });
+      if (!replay || replay.ageMs > REAPPEND_AFTER_MS) {
+        await deps.kafka.send([await deps.codec.encode('SendRequested', command)]);
+      }
+      const response = toResponse(await outcome, ids);
+      if (response instanceof ApiError) throw response;
+      return reply.code(200).send(response);
+    },
+  );
+}

@@ -1,0 +1,70 @@
+import type { SendDecided } from '@gw/events';
+import type { ManagerBreakers, SendTextResult } from '@gw/evolution';
+import type { OutgoingRecord, TransformBatch } from '@gw/kafka';
+import type { Runtime } from '@gw/runtime';
+import { claim, recordedOutcomes, recordOutcome, type DeliveryOutcome } from './delivery-store.ts';
+import type { InstanceDirectory } from './instance-directory.ts';
+import { mapConcurrent } from './map-concurrent.ts';
+import { toOutcome } from './to-outcome.ts';
+
+export interface DispatchDeps {
+  runtime: Runtime;
+  directory: InstanceDirectory;
+  breakers: ManagerBreakers;
+  clock?: () => number;
+}
+
+/**
+ * Sends every accepted decision of a batch through its instance. Each message is claimed in
+ * Postgres before it is sent; a redelivered decision re-emits the recorded outcome, and one whose
+ * send was interrupted (outcome unknown) is left for reconciliation rather than sent again.
+ */
+export function dispatchAccepted({ runtime, directory, breakers, clock = Date.now }: DispatchDeps): TransformBatch {
+  const { codec, pool, logger, metrics, config } = runtime;
+  const group = runtime.topics.group('delivery');
+  return async (records) => {
+    const accepted: SendDecided[] = [];
+    for (const record of records) {
+      try {
+        const event = await codec.decode(record);
+        if (event?.type === 'SendDecided' && event.payload.decision === 'accepted' && event.payload.dispatch) accepted.push(event.payload);
+      } catch (error) {
+        metrics.eventsProcessed.inc({ group, topic: record.topic, outcome: 'undecodable' });
+        logger.error({ topic: record.topic, partition: record.partition, offset: record.offset, error: String(error) }, 'undecodable record skipped');
+      }
+    }
+    if (accepted.length === 0) return [];
+
+    const claimed = await claim(pool, accepted);
+    const already = accepted.filter((d) => !claimed.has(d.message_id));
+    const outcomes: DeliveryOutcome[] = [];
+
+    if (already.length > 0) {
+      const recorded = await recordedOutcomes(pool, already.map((d) => d.message_id));
+      for (const decision of already) {
+        const row = recorded.get(decision.message_id);
+        metrics.eventsProcessed.inc({ group, topic: 'send-decided', outcome: 'redelivered' });
+        if (row?.outcome) outcomes.push(row.outcome);
+        else logger.warn({ correlation_id: decision.correlation_id, message_id: decision.message_id, state: row?.state }, 'redelivered decision with unknown outcome: not sent again');
+      }
+    }
+
+    const fresh = accepted.filter((d) => claimed.has(d.message_id));
+    const results = await mapConcurrent(fresh, config.delivery.concurrency, async (decision) => {
+      const target = await directory.lookup(decision.instance_id);
+      const result: SendTextResult = target
+        ? await breakers.send({ ...target, phone: decision.dispatch!.phone, text: decision.dispatch!.text, timeoutMs: config.delivery.sendTimeoutMs })
+        : { kind: 'failed', reason: 'manager_rejected', detail: 'the instance is no longer configured' };
+      const outcome = toOutcome(decision, result, clock());
+      await recordOutcome(pool, decision.message_id, outcome, result.kind === 'ambiguous' ? result.detail : null);
+      metrics.eventsProcessed.inc({ group, topic: 'send-decided', outcome: result.kind });
+      logger.info({ correlation_id: decision.correlation_id, message_id: decision.message_id, result: result.kind, reason: 'reason' in result ? result.reason : undefined }, 'delivery attempted');
+      return outcome;
+    });
+    for (const outcome of results) if (outcome) outcomes.push(outcome);
+
+    const encoded: OutgoingRecord[] = [];
+    for (const outcome of outcomes) encoded.push(await codec.encode(outcome.type, outcome.payload as never));
+    return encoded;
+  };
+}

@@ -1,0 +1,21 @@
+import { ManagerBreakers } from '@gw/evolution';
+import type { Runtime } from '@gw/runtime';
+import { SecretBox } from '@gw/security';
+import { dispatchAccepted } from './dispatch/handler.ts';
+import { InstanceDirectory } from './dispatch/instance-directory.ts';
+
+/** Starts the delivery consumer: accepted decisions in, MessageDispatched / DeliveryFailed out. */
+export async function startDeliveryService(runtime: Runtime): Promise<{ breakers: ManagerBreakers }> {
+  const breakers = new ManagerBreakers({ resetTimeoutMs: runtime.config.delivery.breakerResetMs });
+  const directory = new InstanceDirectory(runtime.pool, SecretBox.fromConfig(runtime.config.secretKey));
+  const consumer = await runtime.kafka.transform({
+    groupId: runtime.topics.group('delivery'),
+    topics: [runtime.topics.name('policyDecisions')],
+    transactionalIdPrefix: runtime.topics.group('delivery-tx'),
+    transform: dispatchAccepted({ runtime, directory, breakers }),
+    partitionsConsumedConcurrently: runtime.config.topicPartitions,
+    onLag: runtime.lagObserver,
+  });
+  runtime.consumers.push(consumer);
+  return { breakers };
+}

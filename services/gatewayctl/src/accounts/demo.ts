@@ -1,0 +1,34 @@
+import type { Pool } from '@gw/db';
+import type { SecretBox } from '@gw/security';
+import { randomBytes } from 'node:crypto';
+import { createApiKey } from './api-keys.ts';
+import { createCustomer } from './customers.ts';
+import { createInstance, pairOnSimulator } from './instances.ts';
+
+export interface DemoSettings {
+  baseUrl: string;
+  simulatorUrl: string;
+  simulatorKey: string;
+}
+
+/** A fresh customer with a connected simulator instance and an API key, ready for a first send. */
+export async function createDemo(pool: Pool, box: SecretBox, settings: DemoSettings) {
+  const suffix = randomBytes(3).toString('hex');
+  const customer = await createCustomer(pool, `Demo customer ${suffix}`);
+  const instance = await createInstance(pool, box, {
+    customerId: customer.customer_id,
+    name: `demo-${suffix}`,
+    managerUrl: settings.simulatorUrl,
+    managerApiKey: settings.simulatorKey,
+    createOnManager: true,
+  });
+  await pairOnSimulator(settings.simulatorUrl, settings.simulatorKey, instance.manager_instance);
+  const key = await createApiKey(pool, customer.customer_id, 'demo');
+  return {
+    base_url: settings.baseUrl,
+    customer_id: customer.customer_id,
+    instance_id: instance.instance_id,
+    instance_name: instance.instance_name,
+    api_key: key.api_key,
+  };
+}

@@ -1,0 +1,113 @@
+import { newInstanceId, newInstanceToken, newPairingCode, newQrCodeString } from './ids.ts';
+import type { SimEvents } from './sim-events.ts';
+import type { ConnectionState, InstanceSettings, Integration, SimInstance } from './types.ts';
+
+export interface CreateInstanceInput {
+  instanceName: string;
+  token?: string;
+  integration: Integration;
+  number?: string | null;
+  webhookUrl?: string | null;
+  settings: InstanceSettings;
+}
+
+/**
+ * All instances, in memory, keyed by name (Evolution's primary handle).
+ * Every state change goes through here so the event seam sees it.
+ */
+export class InstanceStore {
+  private readonly byName = new Map<string, SimInstance>();
+
+  constructor(private readonly events: SimEvents) {}
+
+  has(name: string): boolean {
+    return this.byName.has(name);
+  }
+
+  get(name: string): SimInstance | undefined {
+    return this.byName.get(name);
+  }
+
+  list(): SimInstance[] {
+    return [...this.byName.values()];
+  }
+
+  findByToken(token: string): SimInstance | undefined {
+    return this.list().find((instance) => instance.token === token);
+  }
+
+  create(input: CreateInstanceInput): SimInstance {
+    const now = new Date();
+    const instance: SimInstance = {
+      instanceId: newInstanceId(),
+      instanceName: input.instanceName,
+      token: input.token ?? newInstanceToken(),
+      integration: input.integration,
+      number: input.number ?? null,
+      // A fresh Evolution instance starts disconnected until /instance/connect.
+      state: 'close',
+      ownerJid: null,
+      profileName: null,
+      qrCode: null,
+      webhookUrl: input.webhookUrl ?? null,
+      settings: input.settings,
+      createdAt: now,
+      updatedAt: now,
+      disconnectionAt: null,
+    };
+    this.byName.set(instance.instanceName, instance);
+    this.events.emit('instance.create', instance);
+    return instance;
+  }
+
+  delete(name: string): SimInstance | undefined {
+    const instance = this.byName.get(name);
+    if (!instance) return undefined;
+    this.byName.delete(name);
+    this.events.emit('instance.delete', instance);
+    return instance;
+  }
+
+  /** Starts (or restarts) pairing: a new QR, state `connecting`. */
+  startConnecting(instance: SimInstance, number?: string | null): SimInstance {
+    const pairingNumber = number ?? null;
+    instance.qrCode = {
+      pairingCode: pairingNumber ? newPairingCode() : null,
+      code: newQrCodeString(),
+      count: (instance.qrCode?.count ?? 0) + 1,
+    };
+    this.events.emit('qrcode.updated', instance);
+    this.setState(instance, 'connecting');
+    return instance;
+  }
+
+  /** What a scanned QR does: the phone's number becomes the owner, state `open`. */
+  completePairing(instance: SimInstance, owner: { number?: string; profileName?: string } = {}): SimInstance {
+    const number = owner.number ?? instance.number ?? defaultOwnerNumber(instance);
+    instance.ownerJid = `${number.replace(/\D/g, '')}@s.whatsapp.net`;
+    instance.profileName = owner.profileName ?? instance.profileName ?? instance.instanceName;
+    instance.qrCode = null;
+    this.setState(instance, 'open');
+    return instance;
+  }
+
+  disconnect(instance: SimInstance): SimInstance {
+    instance.qrCode = null;
+    this.setState(instance, 'close');
+    return instance;
+  }
+
+  private setState(instance: SimInstance, state: ConnectionState): void {
+    const previous = instance.state;
+    instance.state = state;
+    instance.updatedAt = new Date();
+    if (state === 'close' && previous !== 'close') instance.disconnectionAt = instance.updatedAt;
+    if (previous !== state) this.events.emit('connection.update', instance, previous);
+  }
+}
+
+/** A stable fake owner number when neither the create nor the pair call named one. */
+function defaultOwnerNumber(instance: SimInstance): string {
+  const digits = instance.instanceId.replace(/\D/g, '').padEnd(9, '0').slice(0, 9);
+  return `5500${digits}`;
+}

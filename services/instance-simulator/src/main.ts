@@ -1,0 +1,36 @@
+import { buildSimulator } from './index.ts';
+import { DEFAULT_GLOBAL_API_KEY } from './options.ts';
+
+const host = process.env.SIM_HOST ?? '127.0.0.1';
+const port = Number.parseInt(process.env.SIM_PORT ?? '18090', 10);
+const prefixes = process.env.SIM_UNKNOWN_NUMBER_PREFIXES?.split(',').map((prefix) => prefix.trim());
+
+const app = buildSimulator({
+  globalApiKey: process.env.SIM_GLOBAL_API_KEY ?? DEFAULT_GLOBAL_API_KEY,
+  logger: true,
+  logLevel: process.env.SIM_LOG_LEVEL ?? 'info',
+  ...(prefixes ? { unknownNumberPrefixes: prefixes.filter((prefix) => prefix.length > 0) } : {}),
+});
+
+let closing = false;
+async function shutdown(signal: NodeJS.Signals): Promise<void> {
+  if (closing) return;
+  closing = true;
+  app.log.info({ signal }, 'shutting down');
+  try {
+    await app.close();
+    process.exit(0);
+  } catch (error) {
+    app.log.error({ err: error }, 'shutdown failed');
+    process.exit(1);
+  }
+}
+process.once('SIGTERM', (signal) => void shutdown(signal));
+process.once('SIGINT', (signal) => void shutdown(signal));
+
+try {
+  await app.listen({ host, port });
+} catch (error) {
+  app.log.error({ err: error }, 'failed to start');
+  process.exit(1);
+}

@@ -1,0 +1,170 @@
+import type { FastifyInstance } from 'fastify';
+import { requireGlobalKey, requireInstance, requireInstanceKey, apiKeyOf, isGlobalKey } from '../auth.ts';
+import { badRequest, forbidden, notFound, unauthorized } from '../evolution-errors.ts';
+import { connectionStateView, fetchInstanceView, qrCodeView } from '../instance-views.ts';
+import type { SimContext } from '../sim-context.ts';
+import { INTEGRATIONS, type InstanceSettings, type Integration } from '../types.ts';
+
+// Evolution v2 /instance/* (src/api/routes/instance.router.ts + instance.controller.ts).
+
+interface InstanceParams {
+  instanceName?: string;
+}
+
+interface CreateBody {
+  instanceName?: unknown;
+  token?: unknown;
+  qrcode?: unknown;
+  number?: unknown;
+  integration?: unknown;
+  webhook?: { url?: unknown; byEvents?: unknown; base64?: unknown };
+  websocket?: { enabled?: unknown };
+  rabbitmq?: { enabled?: unknown };
+  sqs?: { enabled?: unknown };
+  rejectCall?: unknown;
+  msgCall?: unknown;
+  groupsIgnore?: unknown;
+  alwaysOnline?: unknown;
+  readMessages?: unknown;
+  readStatus?: unknown;
+  syncFullHistory?: unknown;
+}
+
+const optionalString = (value: unknown): string | undefined =>
+  typeof value === 'string' && value.length > 0 ? value : undefined;
+
+export function registerInstanceRoutes(app: FastifyInstance, ctx: SimContext): void {
+  app.post<{ Body: CreateBody | undefined }>('/instance/create', async (request, reply) => {
+    const body = request.body ?? {};
+    const instanceName = optionalString(body.instanceName);
+
+    // instanceLoggedGuard runs before the apikey guard: a taken name is 403 first.
+    if (instanceName && ctx.store.has(instanceName)) {
+      throw forbidden(`This name "${instanceName}" is already in use.`);
+    }
+    requireGlobalKey(ctx, request);
+    if (!instanceName) throw badRequest('instance requires property "instanceName"');
+
+    const integration = (optionalString(body.integration) ?? 'WHATSAPP-BAILEYS') as Integration;
+    if (!INTEGRATIONS.includes(integration)) throw badRequest('Invalid integration');
+    const number = optionalString(body.number);
+    if (integration === 'WHATSAPP-BUSINESS' && !number) throw badRequest('number is required');
+
+    const settings: InstanceSettings = {
+      rejectCall: body.rejectCall === true,
+      msgCall: typeof body.msgCall === 'string' ? body.msgCall : '',
+      groupsIgnore: body.groupsIgnore === true,
+      alwaysOnline: body.alwaysOnline === true,
+      readMessages: body.readMessages === true,
+      readStatus: body.readStatus === true,
+      syncFullHistory: body.syncFullHistory === true,
+    };
+    const token = optionalString(body.token);
+    const instance = ctx.store.create({
+      instanceName,
+      integration,
+      settings,
+      number: number ?? null,
+      webhookUrl: optionalString(body.webhook?.url) ?? null,
+      ...(token ? { token } : {}),
+    });
+
+    // Evolution connects right away when asked for a QR code (Baileys only).
+    const wantsQr = body.qrcode === true && integration === 'WHATSAPP-BAILEYS';
+    if (wantsQr) ctx.store.startConnecting(instance, number);
+
+    return reply.code(201).send({
+      instance: {
+        instanceName: instance.instanceName,
+        instanceId: instance.instanceId,
+        integration: instance.integration,
+        webhookWaBusiness: null,
+        accessTokenWaBusiness: '',
+        status: 'created',
+      },
+      hash: instance.token,
+      webhook: {
+        webhookUrl: body.webhook?.url,
+        webhookByEvents: body.webhook?.byEvents,
+        webhookBase64: body.webhook?.base64,
+      },
+      websocket: { enabled: body.websocket?.enabled },
+      rabbitmq: { enabled: body.rabbitmq?.enabled },
+      sqs: { enabled: body.sqs?.enabled },
+      settings,
+      ...(wantsQr ? { qrcode: qrCodeView(instance) } : {}),
+    });
+  });
+
+  app.get<{ Querystring: { instanceName?: string; instanceId?: string; number?: string } }>(
+    '/instance/fetchInstances',
+    async (request) => {
+      const key = apiKeyOf(request);
+      if (!key) throw unauthorized();
+      let name = optionalString(request.query.instanceName);
+      if (!isGlobalKey(ctx, key)) {
+        // An instance token may list only its own instance (instance.controller fetchInstances).
+        const own = ctx.store.findByToken(key);
+        if (!own) throw unauthorized();
+        name = own.instanceName;
+      }
+
+      if (name) {
+        const instance = ctx.store.get(name);
+        if (!instance) throw notFound(`Instance "${name}" not found`);
+        return [fetchInstanceView(instance, ctx.ledger)];
+      }
+      const { instanceId, number } = request.query;
+      if (instanceId || number) {
+        const instance = ctx.store
+          .list()
+          .find((candidate) => (instanceId ? candidate.instanceId === instanceId : candidate.number === number));
+        if (!instance) throw notFound(`Instance "${instanceId ?? number}" not found`);
+        return [fetchInstanceView(instance, ctx.ledger)];
+      }
+      return ctx.store.list().map((instance) => fetchInstanceView(instance, ctx.ledger));
+    },
+  );
+
+  app.get<{ Params: InstanceParams; Querystring: { number?: string } }>(
+    '/instance/connect/:instanceName',
+    async (request) => {
+      const instance = requireInstance(ctx, request.params.instanceName);
+      requireInstanceKey(ctx, request, instance);
+
+      if (instance.state === 'open') return connectionStateView(instance);
+      if (instance.state === 'close' || !instance.qrCode) {
+        ctx.store.startConnecting(instance, optionalString(request.query.number) ?? instance.number);
+      }
+      return qrCodeView(instance);
+    },
+  );
+
+  app.get<{ Params: InstanceParams }>('/instance/connectionState/:instanceName', async (request) => {
+    const instance = requireInstance(ctx, request.params.instanceName);
+    requireInstanceKey(ctx, request, instance);
+    return connectionStateView(instance);
+  });
+
+  app.delete<{ Params: InstanceParams }>('/instance/logout/:instanceName', async (request) => {
+    const instance = requireInstance(ctx, request.params.instanceName);
+    requireInstanceKey(ctx, request, instance);
+    if (instance.state === 'close') {
+      throw badRequest(`The "${instance.instanceName}" instance is not connected`);
+    }
+    ctx.store.disconnect(instance);
+    return { status: 'SUCCESS', error: false, response: { message: 'Instance logged out' } };
+  });
+
+  app.delete<{ Params: InstanceParams }>('/instance/delete/:instanceName', async (request) => {
+    const instance = requireInstance(ctx, request.params.instanceName);
+    requireInstanceKey(ctx, request, instance);
+    if (instance.state === 'open') {
+      throw badRequest(`The "${instance.instanceName}" instance needs to be disconnected`);
+    }
+    // Evolution logs a half-paired (connecting) instance out before removing it.
+    if (instance.state === 'connecting') ctx.store.disconnect(instance);
+    ctx.store.delete(instance.instanceName);
+    return { status: 'SUCCESS', error: false, response: { message: 'Instance deleted' } };
+  });
+}

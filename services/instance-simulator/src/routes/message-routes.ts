@@ -1,0 +1,86 @@
+import type { FastifyInstance } from 'fastify';
+import { requireInstance, requireInstanceKey } from '../auth.ts';
+import { badRequest, EvolutionError } from '../evolution-errors.ts';
+import { newMessageId } from '../ids.ts';
+import { createJid, isGroupJid, jidUser } from '../jid.ts';
+import type { SendTextResponse } from '../sim-events.ts';
+import type { SimContext } from '../sim-context.ts';
+import { sleep } from '../sleep.ts';
+import type { LedgerEntry } from '../types.ts';
+
+// Evolution v2 POST /message/sendText/{instance} (sendMessage.router.ts → 201,
+// BaileysStartupService.textMessage / sendMessageWithTyping).
+
+interface SendTextBody {
+  number?: unknown;
+  text?: unknown;
+  delay?: unknown;
+}
+
+/** Checks Evolution's textMessageSchema does: number and text are required strings. */
+function validateSendText(body: SendTextBody | undefined): { number: string; text: string; delay: number } {
+  const problems: string[] = [];
+  if (typeof body?.number !== 'string') problems.push('instance requires property "number"');
+  else if (body.number.trim() === '') problems.push('"number" cannot be empty');
+  if (typeof body?.text !== 'string') problems.push('instance requires property "text"');
+  else if (body.text === '') problems.push('"text" cannot be empty');
+  if (body?.delay !== undefined && (typeof body.delay !== 'number' || !Number.isInteger(body.delay))) {
+    problems.push('instance.delay is not of a type(s) integer');
+  }
+  if (problems.length > 0) throw badRequest(...problems);
+  return { number: body!.number as string, text: body!.text as string, delay: (body!.delay as number) ?? 0 };
+}
+
+export function registerMessageRoutes(app: FastifyInstance, ctx: SimContext): void {
+  app.post<{ Params: { instanceName?: string }; Body: SendTextBody | undefined }>(
+    '/message/sendText/:instanceName',
+    async (request, reply) => {
+      const instance = requireInstance(ctx, request.params.instanceName);
+      requireInstanceKey(ctx, request, instance);
+      const { number, text, delay } = validateSendText(request.body);
+
+      // With the WhatsApp socket down, Baileys throws "Connection Closed" and Evolution
+      // wraps it as BadRequestException(error.toString()) → 400.
+      if (instance.state !== 'open') throw badRequest('Error: Connection Closed');
+
+      const jid = createJid(number);
+      const fault = ctx.faults.take(instance.instanceName);
+      if (fault?.mode === 'error_5xx') {
+        throw new EvolutionError(500, 'Internal Server Error', 'Simulated failure (fault injection: error_5xx)');
+      }
+      // sendMessageWithTyping: BadRequestException(isWA) when onWhatsApp says no.
+      const onWhatsApp = fault?.mode !== 'unknown_number' && (isGroupJid(jid) || ctx.directory.exists(number));
+      if (!onWhatsApp) throw badRequest({ exists: false, jid, number: jidUser(jid) });
+
+      // `delay` is the typing time Evolution waits before actually sending.
+      if (ctx.options.honourSendDelay && delay > 0) await sleep(delay, ctx.shutdown);
+
+      const now = new Date();
+      const entry: LedgerEntry = {
+        id: newMessageId(),
+        instance: instance.instanceName,
+        number,
+        remote_jid: jid,
+        text,
+        received_at: now.toISOString(),
+      };
+      ctx.ledger.record(entry);
+
+      const response: SendTextResponse = {
+        key: { remoteJid: jid, fromMe: true, id: entry.id },
+        status: 'PENDING',
+        message: { conversation: text },
+        messageType: 'conversation',
+        messageTimestamp: Math.floor(now.getTime() / 1000),
+        instanceId: instance.instanceId,
+        source: 'web',
+      };
+      ctx.events.emit('send.message', instance, entry, response);
+
+      // The ambiguous case: the message went out, but the answer comes too late.
+      if (fault?.mode === 'timeout') await sleep(fault.delay_ms, ctx.shutdown);
+
+      return reply.code(201).send(response);
+    },
+  );
+}

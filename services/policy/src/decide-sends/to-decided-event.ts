@@ -1,0 +1,45 @@
+import { createHash } from 'node:crypto';
+import { newEventId, type SendDecided, type SendRequested } from '@gw/events';
+import { POLICY_VERSION, type PolicyDecision, type SendCommand } from '@gw/policy';
+
+export function toSendCommand(event: SendRequested): SendCommand {
+  return {
+    commandId: event.correlation_id,
+    customerId: event.customer_id,
+    instanceId: event.instance_id,
+    recipient: event.phone,
+    purpose: event.message_purpose,
+    text: event.message,
+    occurredAt: event.occurred_at,
+  };
+}
+
+export function digest(text: string): string {
+  return createHash('sha256').update(text, 'utf8').digest('hex');
+}
+
+export function toDecidedEvent(command: SendRequested, decision: PolicyDecision, logId: number, now: number): SendDecided {
+  const rejected = decision.decision === 'rejected';
+  return {
+    event_id: newEventId(),
+    correlation_id: command.correlation_id,
+    occurred_at: now,
+    customer_id: command.customer_id,
+    instance_id: command.instance_id,
+    message_id: command.message_id,
+    log_id: logId,
+    decision: decision.decision,
+    error_code: rejected ? decision.code : null,
+    error_message: rejected ? decision.message : null,
+    reasons: decision.rules.map((r) => ({
+      rule: r.rule,
+      outcome: r.outcome,
+      detail: rejected && r.outcome === 'fail' ? JSON.stringify(decision.details) : r.details ? JSON.stringify(r.details) : null,
+    })),
+    policy_version: POLICY_VERSION,
+    recipient: command.phone,
+    message_purpose: command.message_purpose,
+    message_digest: digest(command.message),
+    dispatch: rejected ? null : { instance_name: command.instance_name, phone: command.phone, text: command.message },
+  };
+}

@@ -1,0 +1,55 @@
+import { randomBytes } from 'node:crypto';
+import { loadConfig } from '@gw/config';
+import { dropDatabase, migrate } from '@gw/db';
+
+/**
+ * The real infrastructure the int and e2e tiers run against, started by `make test`
+ * (deploy/local/infra.sh). Each test file gets its own database and topic prefix, so runs and
+ * files never see each other's state.
+ */
+export const baseConfig = loadConfig();
+
+export function uniqueSuffix(): string {
+  return `${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;
+}
+
+export interface Isolation {
+  suffix: string;
+  databaseUrl: string;
+  topicPrefix: string;
+  env: Record<string, string>;
+  cleanup(): Promise<void>;
+}
+
+async function assertReachable(url: string, what: string, hint: string): Promise<void> {
+  try {
+    await fetch(url, { signal: AbortSignal.timeout(5000) });
+  } catch {
+    throw new Error(`${what} is not reachable at ${url}. ${hint}`);
+  }
+}
+
+export async function isolate(): Promise<Isolation> {
+  await assertReachable(`${baseConfig.schemaRegistryUrl}/subjects`, 'The schema registry', 'Start the infrastructure with `bash deploy/local/infra.sh start` (or run `make test`).');
+  const suffix = uniqueSuffix();
+  const url = new URL(baseConfig.databaseUrl);
+  url.pathname = `/gw_test_${suffix}`;
+  const databaseUrl = url.toString();
+  await migrate(databaseUrl);
+  const topicPrefix = `t${suffix}.`;
+  return {
+    suffix,
+    databaseUrl,
+    topicPrefix,
+    env: {
+      DATABASE_URL: databaseUrl,
+      TOPIC_PREFIX: topicPrefix,
+      KAFKA_BROKERS: baseConfig.kafkaBrokers.join(','),
+      SCHEMA_REGISTRY_URL: baseConfig.schemaRegistryUrl,
+      GATEWAY_SECRET_KEY: `test-secret-${suffix}`,
+      CONSUMER_SESSION_TIMEOUT_MS: '6000',
+      LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'warn',
+    },
+    cleanup: () => dropDatabase(databaseUrl),
+  };
+}

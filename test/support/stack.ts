@@ -1,0 +1,105 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createWriteStream } from 'node:fs';
+import { mkdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { startSimulator, type Harness } from '../../services/instance-simulator/src/testing/sim-harness.ts';
+import { isolate, type Isolation } from './infra.ts';
+import { freePort } from './ports.ts';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const LOG_DIR = `${ROOT}.run/test-logs`;
+
+export type ServiceName = 'api' | 'policy' | 'delivery';
+
+const ENTRY: Record<ServiceName, string> = {
+  api: 'services/api/src/main.ts',
+  policy: 'services/policy/src/main.ts',
+  delivery: 'services/delivery/src/main.ts',
+};
+
+export interface Stack {
+  isolation: Isolation;
+  simulator: Harness;
+  apiUrl: string;
+  env: Record<string, string>;
+  readyUrl(name: ServiceName): string;
+  start(name: ServiceName): Promise<void>;
+  /** Kills a service process with the given signal and waits for it to exit. */
+  kill(name: ServiceName, signal?: NodeJS.Signals): Promise<void>;
+  stop(): Promise<void>;
+}
+
+async function waitReady(url: string, child: ChildProcess, timeoutMs: number, name: string): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`${name} exited with code ${child.exitCode} during start; see ${LOG_DIR}`);
+    try {
+      const response = await fetch(url, { signal: AbortSignal.timeout(1000) });
+      if (response.status === 200) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`${name} was not ready within ${timeoutMs} ms; see ${LOG_DIR}`);
+}
+
+/** Starts the gateway's services as real processes against the real infrastructure. */
+export async function startStack(services: ServiceName[] = ['api', 'policy', 'delivery'], extraEnv: Record<string, string> = {}): Promise<Stack> {
+  mkdirSync(LOG_DIR, { recursive: true });
+  const isolation = await isolate();
+  const simulator = await startSimulator({ logger: false });
+  const ports = { api: await freePort(), policy: await freePort(), delivery: await freePort() };
+  const env: Record<string, string> = {
+    ...isolation.env,
+    API_PORT: String(ports.api),
+    POLICY_PORT: String(ports.policy),
+    DELIVERY_PORT: String(ports.delivery),
+    SIMULATOR_URL: simulator.baseUrl,
+    SIM_GLOBAL_API_KEY: simulator.globalKey,
+    SEND_DEADLINE_MS: '15000',
+    DELIVERY_SEND_TIMEOUT_MS: '2000',
+    ...extraEnv,
+  };
+  const children = new Map<ServiceName, ChildProcess>();
+  const readyUrl = (name: ServiceName) => `http://127.0.0.1:${ports[name]}/readyz`;
+
+  const start = async (name: ServiceName) => {
+    const log = createWriteStream(`${LOG_DIR}/${isolation.suffix}-${name}.log`, { flags: 'a' });
+    const child = spawn(process.execPath, ['--import', 'tsx', ENTRY[name]], {
+      cwd: ROOT,
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    child.stdout!.pipe(log);
+    child.stderr!.pipe(log);
+    children.set(name, child);
+    await waitReady(readyUrl(name), child, 90_000, name);
+  };
+
+  const kill = async (name: ServiceName, signal: NodeJS.Signals = 'SIGKILL') => {
+    const child = children.get(name);
+    if (!child || child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    child.kill(signal);
+    await exited;
+    children.delete(name);
+  };
+
+  await Promise.all(services.map((name) => start(name)));
+
+  return {
+    isolation,
+    simulator,
+    apiUrl: `http://127.0.0.1:${ports.api}`,
+    env,
+    readyUrl,
+    start,
+    kill,
+    async stop() {
+      await Promise.all([...children.keys()].map((name) => kill(name, 'SIGTERM')));
+      await simulator.close();
+      await isolation.cleanup().catch(() => undefined);
+    },
+  };
+}

@@ -1,0 +1,32 @@
+import { defineConfig } from 'vitest/config';
+
+// Three tiers by file suffix. Unit tests need nothing; int and e2e tests run against the real
+// Kafka broker, schema registry and Postgres that `make test` starts (never mocks). They run one file at a time (--no-file-parallelism in the Makefile).
+export default defineConfig({
+  test: {
+    projects: [
+      {
+        test: {
+          name: 'unit',
+          include: ['libs/**/*.unit.test.ts', 'services/**/*.unit.test.ts', 'test/**/*.unit.test.ts'],
+        },
+      },
+      {
+        test: {
+          name: 'int',
+          include: ['libs/**/*.int.test.ts', 'services/**/*.int.test.ts', 'test/**/*.int.test.ts'],
+          testTimeout: 60_000,
+          hookTimeout: 120_000,
+        },
+      },
+      {
+        test: {
+          name: 'e2e',
+          include: ['test/**/*.e2e.test.ts', 'services/**/*.e2e.test.ts'],
+          testTimeout: 120_000,
+          hookTimeout: 180_000,
+        },
+      },
+    ],
+  },
+});
