@@ -1,4 +1,4 @@
-import { SchemaRegistry, SchemaType } from '@kafkajs/confluent-schema-registry';
+import { COMPATIBILITY, SchemaRegistry, SchemaType } from '@kafkajs/confluent-schema-registry';
 import { randomUUID } from 'node:crypto';
 import type { ConsumedRecord, OutgoingRecord } from '@gw/kafka';
 import type { AnyEvent, EventPayloads, EventType } from './event-types.ts';
@@ -19,7 +19,7 @@ export class EventCodec {
   private readonly registry: SchemaRegistry;
   private readonly schemaIds = new Map<EventType, number>();
 
-  constructor(registryUrl: string, private readonly topics: Topics) {
+  constructor(private readonly registryUrl: string, private readonly topics: Topics) {
     this.registry = new SchemaRegistry({ host: registryUrl, retry: { retries: 5 } });
   }
 
@@ -38,15 +38,28 @@ export class EventCodec {
   private async register(subject: string, schema: string): Promise<number> {
     for (let attempt = 1; ; attempt++) {
       try {
-        const { id } = await this.registry.register({ type: SchemaType.AVRO, schema }, { subject });
+        const { id } = await this.registry.register({ type: SchemaType.AVRO, schema }, { subject, compatibility: COMPATIBILITY.BACKWARD });
         return id;
       } catch (error) {
-        // Services starting together race to set a fresh subject's compatibility rule; the loser
-        // gets 409 and, on retry, finds the subject configured.
-        if ((error as { status?: number }).status !== 409 || attempt >= 5) throw error;
+        // Services starting together race on a fresh subject: one registers it while another
+        // sets its compatibility rule (409), or reads it before the rule exists (a mismatch).
+        // Setting the rule ourselves and retrying settles both.
+        const conflict = (error as { status?: number }).status === 409 || (error as Error).name === 'ConfluentSchemaRegistryCompatibilityError';
+        if (!conflict || attempt >= 5) throw error;
+        await this.setCompatibility(subject, COMPATIBILITY.BACKWARD);
         await new Promise((resolve) => setTimeout(resolve, 50 * attempt));
       }
     }
+  }
+
+  private async setCompatibility(subject: string, compatibility: string): Promise<void> {
+    const response = await fetch(`${this.registryUrl}/config/${encodeURIComponent(subject)}`, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/vnd.schemaregistry.v1+json' },
+      body: JSON.stringify({ compatibility }),
+    });
+    // 409: the rule exists already, which is what we want.
+    if (!response.ok && response.status !== 409) throw new Error(`registry refused the compatibility rule for ${subject} (HTTP ${response.status})`);
   }
 
   schemaId(type: EventType): number {

@@ -44,8 +44,14 @@ export function dispatchAccepted({ runtime, directory, breakers, clock = Date.no
       for (const decision of already) {
         const row = recorded.get(decision.message_id);
         metrics.eventsProcessed.inc({ group, topic: 'send-decided', outcome: 'redelivered' });
-        if (row?.outcome) outcomes.push(row.outcome);
-        else logger.warn({ correlation_id: decision.correlation_id, message_id: decision.message_id, state: row?.state }, 'redelivered decision with unknown outcome: not sent again');
+        if (row?.outcome) {
+          outcomes.push(row.outcome);
+        } else {
+          // Claimed by a process that stopped mid-send: the manager may have it. Never resend blindly;
+          // mark it unknown so it is visible and can be reconciled from the manager's acks.
+          if (row?.state === 'dispatching') await recordOutcome(pool, decision.message_id, null, 'send interrupted by a restart; outcome unknown');
+          logger.warn({ correlation_id: decision.correlation_id, message_id: decision.message_id, state: row?.state }, 'redelivered decision with unknown outcome: not sent again');
+        }
       }
     }
 
