@@ -38,7 +38,7 @@ KAFKA_PID="$RUN_DIR/kafka.pid"
 KAFKA_STATE="$RUN_DIR/kafka.state"
 KAFKA_LOG="$LOG_DIR/kafka.log"
 KAFKA_HEAP_OPTS="${KAFKA_HEAP_OPTS:--Xms256m -Xmx768m}"
-KAFKA_JVM_OPTS="${KAFKA_JVM_OPTS:--XX:+UseSerialGC -XX:TieredStopAtLevel=1 -XX:+ExitOnOutOfMemoryError -XX:-UsePerfData -Djava.awt.headless=true}"
+KAFKA_JVM_OPTS="${KAFKA_JVM_OPTS:--XX:+UseSerialGC -XX:+ExitOnOutOfMemoryError -XX:-UsePerfData -Djava.awt.headless=true}"
 
 REGISTRY_HOST=127.0.0.1
 REGISTRY_PORT="${REGISTRY_PORT:-18081}"
@@ -173,7 +173,9 @@ launch() {
   [[ -f "$log" ]] && mv -f "$log" "$log.prev"
   printf '===== %s start %s =====\n%s\n' "$comp" "$(date -Is)" "$*" >"$log"
   rm -f "$pidf"
-  ( cd "$wd" && nohup setsid bash -c 'echo $$ >"$0"; exec "$@"' "$pidf" "$@" >>"$log" 2>&1 </dev/null 9>&- & )
+  # every step execs, so the async subshell *becomes* the JVM (no lingering bash that would
+  # keep the lock fd or the caller's pipes open); fds 8/9 (our locks) are closed for it.
+  ( cd "$wd" && exec nohup setsid bash -c 'echo $$ >"$0"; exec "$@"' "$pidf" "$@" >>"$log" 2>&1 </dev/null 8>&- 9>&- ) &
   local i; for i in $(seq 1 50); do [[ -s "$pidf" ]] && return 0; sleep 0.1; done
   die "$comp did not write its pid file $pidf"
 }
@@ -201,21 +203,23 @@ stop_comp() { # stop_comp <component>
 # print the tail of the log plus a concrete hint, stop what we started, exit non-zero
 fail_start() { # fail_start <component> <message>
   local comp="$1" msg="$2" log hint=""; log="$(logfile "$comp")"
+  # skip the 2 header lines (they hold the command line, e.g. -XX:+ExitOnOutOfMemoryError)
+  log_has() { tail -n +3 "$log" | grep -iE -- "$1" >/dev/null; }
   {
     echo "[infra] ERROR: $comp failed to start: $msg"
     if [[ -f "$log" ]]; then echo "----- last 40 lines of $log -----"; tail -n 40 "$log"; echo "-----"; fi
   } >&2
   if [[ -f "$log" ]]; then
-    if grep -q 'Address already in use' "$log"; then
+    if log_has 'Address already in use'; then
       if [[ "$comp" == kafka ]]; then hint="a port is already in use: set KAFKA_PORT / KAFKA_CONTROLLER_PORT (now $KAFKA_PORT / $KAFKA_CONTROLLER_PORT) or stop the other process"
       else hint="a port is already in use: set REGISTRY_PORT / REGISTRY_MGMT_PORT (now $REGISTRY_PORT / $REGISTRY_MGMT_PORT) or stop the other process"; fi
-    elif grep -q 'UnsupportedClassVersionError' "$log"; then
+    elif log_has 'UnsupportedClassVersionError'; then
       hint="the Java runtime is too old: Kafka needs 17+, Apicurio Registry $REGISTRY_VERSION needs 21+ (set KAFKA_JAVA_HOME / REGISTRY_JAVA_HOME)"
-    elif grep -qE 'OutOfMemoryError|Cannot allocate memory|Could not reserve enough space' "$log"; then
+    elif log_has 'java.lang.OutOfMemoryError|Cannot allocate memory|Could not reserve enough space'; then
       hint="out of memory: lower/raise ${comp^^}_HEAP_OPTS or free memory on the machine"
-    elif grep -qE 'InconsistentClusterIdException|Invalid cluster.id|No meta.properties|NoSuchFileException.*meta.properties' "$log"; then
+    elif log_has 'InconsistentClusterIdException|Invalid cluster.id|No meta.properties|NoSuchFileException.*meta.properties'; then
       hint="the Kafka data dir $KAFKA_DATA belongs to another cluster or is damaged: run '$0 reset kafka' (or point KAFKA_DATA_DIR at an empty dir)"
-    elif grep -qiE 'Connection to .*5432.* refused|PSQLException|Acquisition timeout|password authentication failed' "$log"; then
+    elif log_has 'Transient database connection failure|Connection to .* refused|PSQLException|Acquisition timeout|password authentication failed|database .* does not exist'; then
       hint="postgres not usable at $REGISTRY_DB_HOST:$REGISTRY_DB_PORT (db $REGISTRY_DB, user $REGISTRY_DB_USER): start it with 'pg_ctlcluster 15 main start' (or 'service postgresql start') and check with: psql -h $REGISTRY_DB_HOST -p $REGISTRY_DB_PORT -U $REGISTRY_DB_USER -d $REGISTRY_DB -c 'select 1'"
     fi
   fi
@@ -227,14 +231,17 @@ fail_start() { # fail_start <component> <message>
     fi
   fi
   echo "[infra] HINT: $hint" >&2
+  local STOP_TIMEOUT=5   # it is broken anyway: do not wait long before SIGKILL
   stop_comp "$comp" >/dev/null 2>&1 || true
+  echo "[infra] $comp was stopped; fix the cause and run '$0 start $comp' again" >&2
   exit 1
 }
 
 # ---------------------------------------------------------------- fetch
 run_mvn() { # run_mvn <args...>  (quiet, batch; INFRA_MVN_ARGS e.g. -Dmaven.repo.local=...)
   # shellcheck disable=SC2086
-  mvn -q -B -Dstyle.color=never $INFRA_MVN_ARGS -f "$SCRIPT_DIR/kafka-dist/pom.xml" "$@"
+  # (Maven 3.8 emits bare ESC[0m resets even in batch mode; strip them, keep the exit status)
+  mvn -q -B -Dstyle.color=never $INFRA_MVN_ARGS -f "$SCRIPT_DIR/kafka-dist/pom.xml" "$@" 2>&1 | sed 's/\x1b\[[0-9;]*m//g' >&2
 }
 
 fetch_kafka() {
@@ -372,8 +379,8 @@ kafka_format_if_needed() {
     return 0
   fi
   info "kafka: formatting storage in $KAFKA_DATA (cluster id $cid)"
-  kafka_tool kafka.tools.StorageTool format -t "$cid" -c "$KAFKA_RUN/server.properties" --ignore-formatted >>"$KAFKA_LOG.format" 2>&1 \
-    || { cat "$KAFKA_LOG.format" >&2; die "kafka storage format failed (see above)"; }
+  kafka_tool kafka.tools.StorageTool format -t "$cid" -c "$KAFKA_RUN/server.properties" --ignore-formatted >"$LOG_DIR/kafka-format.log" 2>&1 \
+    || { tail -n 40 "$LOG_DIR/kafka-format.log" >&2; die "kafka storage format failed (see above)"; }
 }
 
 kafka_healthy() { # kafka_healthy <port>: TCP connect, then a real metadata round trip
@@ -630,8 +637,13 @@ cmd_reset() {
   if [[ "$target" == registry || "$target" == all ]]; then
     check_prereqs psql
     if psql_q postgres 'select 1' >/dev/null 2>&1; then
-      psql_q postgres "drop database if exists \"$REGISTRY_DB\"" >/dev/null
-      info "registry: database $REGISTRY_DB dropped (recreated on next start)"
+      local err
+      if err="$(psql_q postgres "drop database if exists \"$REGISTRY_DB\"" 2>&1)"; then
+        info "registry: database $REGISTRY_DB dropped (recreated on next start)"
+      else
+        die "could not drop database $REGISTRY_DB: ${err//$'\n'/ }
+        (another registry - e.g. another checkout or GW_RUN_DIR - is probably still connected to it: stop that one first)"
+      fi
     else
       warn "postgres not reachable - database $REGISTRY_DB not dropped"
     fi
