@@ -110,7 +110,9 @@ describe('redelivery after a consumer is killed mid-stream', () => {
     }
     const outcomes = (await readTopic(stack.env, 'deliveryEvents')).filter((e) => e.payload.customer_id === account.customer_id);
     const perMessage = new Map<string, number>();
-    for (const e of outcomes) perMessage.set(e.payload.message_id, (perMessage.get(e.payload.message_id) ?? 0) + 1);
+    for (const e of outcomes) {
+      if (e.type === 'MessageDispatched' || e.type === 'DeliveryFailed') perMessage.set(e.payload.message_id, (perMessage.get(e.payload.message_id) ?? 0) + 1);
+    }
     for (const [messageId, times] of perMessage) expect(times, messageId).toBe(1);
   });
 
@@ -121,7 +123,7 @@ describe('redelivery after a consumer is killed mid-stream', () => {
     expect(await count('SELECT count(*) AS n FROM policy_log WHERE customer_id = $1', [account.customer_id])).toBe(total);
     expect(await count('SELECT count(DISTINCT command_id) AS n FROM policy_log WHERE customer_id = $1', [account.customer_id])).toBe(total);
 
-    const decisions = (await readTopic(stack.env, 'policyDecisions')).filter((e) => e.payload.customer_id === account.customer_id);
+    const decisions = (await readTopic(stack.env, 'policyDecisions')).filter((e) => e.type === 'SendDecided' && e.payload.customer_id === account.customer_id);
     const perCommand = new Map<string, number>();
     for (const e of decisions) perCommand.set(e.payload.correlation_id, (perCommand.get(e.payload.correlation_id) ?? 0) + 1);
     expect(perCommand.size).toBe(total);

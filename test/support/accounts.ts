@@ -1,7 +1,10 @@
+import { loadConfig } from '@gw/config';
 import { createPool } from '@gw/db';
 import { SecretBox } from '@gw/security';
 import { createDemo } from '../../services/gatewayctl/src/accounts/demo.ts';
 import { createApiKey, revokeApiKey } from '../../services/gatewayctl/src/accounts/api-keys.ts';
+import { setLimits } from '../../services/gatewayctl/src/policy/commands.ts';
+import { FactLog } from '../../services/gatewayctl/src/policy/fact-log.ts';
 import type { Stack } from './stack.ts';
 
 export interface DemoAccount {
@@ -12,27 +15,57 @@ export interface DemoAccount {
   api_key: string;
 }
 
-/** A fresh customer with a connected simulator instance and an API key, made as the CLI's demo does. */
-export async function demoAccount(stack: Stack): Promise<DemoAccount> {
+export interface AccountOptions {
+  plan?: string;
+  /**
+   * Raise every limit (as a manual review would), for tests about something other than limits:
+   * they send many messages, often to one recipient, often with one template.
+   */
+  unlimited?: boolean;
+}
+
+/** Runs operator commands against a stack's database and Kafka, as gatewayctl does. */
+export async function withOperator<T>(stack: Stack, work: (tools: { pool: ReturnType<typeof createPool>; facts: FactLog }) => Promise<T>): Promise<T> {
   const pool = createPool(stack.isolation.databaseUrl, 1);
+  const facts = new FactLog(loadConfig(stack.env));
   try {
-    return await createDemo(pool, new SecretBox(stack.env.GATEWAY_SECRET_KEY!), {
-      baseUrl: stack.apiUrl,
-      simulatorUrl: stack.simulator.baseUrl,
-      simulatorKey: stack.simulator.globalKey,
-    });
+    return await work({ pool, facts });
   } finally {
+    await facts.close();
     await pool.end();
   }
 }
 
+/** A fresh customer with a connected simulator instance and an API key, made as the CLI's demo does. */
+export async function demoAccount(stack: Stack, options: AccountOptions = { unlimited: true }): Promise<DemoAccount> {
+  return withOperator(stack, async ({ pool, facts }) => {
+    const demo = await createDemo(pool, new SecretBox(stack.env.GATEWAY_SECRET_KEY!), facts, {
+      baseUrl: stack.apiUrl,
+      simulatorUrl: stack.simulator.baseUrl,
+      simulatorKey: stack.simulator.globalKey,
+      plan: options.plan ?? 'scale',
+    });
+    if (options.unlimited) {
+      await setLimits(pool, facts, {
+        customerId: demo.customer_id,
+        daily: 1_000_000,
+        monthly: 10_000_000,
+        burst: 1_000_000,
+        refillPerMinute: 1_000_000,
+        recipientIntervalMs: 0,
+        bulkRecipients: 1_000_000,
+        reason: 'test account: limits raised for functional tests',
+        by: 'test-suite',
+      });
+    }
+    return demo;
+  });
+}
+
 export async function extraKey(stack: Stack, customerId: string, revoke = false): Promise<string> {
-  const pool = createPool(stack.isolation.databaseUrl, 1);
-  try {
+  return withOperator(stack, async ({ pool }) => {
     const key = await createApiKey(pool, customerId, 'extra');
     if (revoke) await revokeApiKey(pool, key.key_id);
     return key.api_key;
-  } finally {
-    await pool.end();
-  }
+  });
 }

@@ -82,11 +82,26 @@ export async function startStack(services: ServiceName[] = ['api', 'policy', 'de
     if (!child || child.exitCode !== null || child.signalCode !== null) return;
     const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
     child.kill(signal);
+    // A graceful stop that hangs is escalated, so a test run never leaves a process behind.
+    const escalate = setTimeout(() => child.kill('SIGKILL'), 15_000);
     await exited;
+    clearTimeout(escalate);
     children.delete(name);
   };
 
-  await Promise.all(services.map((name) => start(name)));
+  const stopAll = async () => {
+    await Promise.all([...children.keys()].map((name) => kill(name, 'SIGTERM')));
+    await simulator.close();
+    await isolation.cleanup().catch(() => undefined);
+  };
+  try {
+    await Promise.all(services.map((name) => start(name)));
+  } catch (error) {
+    // Leave nothing running when the stack cannot start.
+    await Promise.all([...children.keys()].map((name) => kill(name, 'SIGKILL')));
+    await stopAll();
+    throw error;
+  }
 
   return {
     isolation,
@@ -96,10 +111,6 @@ export async function startStack(services: ServiceName[] = ['api', 'policy', 'de
     readyUrl,
     start,
     kill,
-    async stop() {
-      await Promise.all([...children.keys()].map((name) => kill(name, 'SIGTERM')));
-      await simulator.close();
-      await isolation.cleanup().catch(() => undefined);
-    },
+    stop: stopAll,
   };
 }

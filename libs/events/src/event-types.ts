@@ -42,6 +42,10 @@ export interface SendDecided extends EventBase {
   message_purpose: string;
   message_digest: string;
   dispatch: { instance_name: string; phone: string; text: string } | null;
+  /** The partition whose hash chain the entry belongs to. */
+  partition_chain: number;
+  prev_hash: string;
+  entry_hash: string;
 }
 
 export interface MessageDispatched extends EventBase {
@@ -59,11 +63,21 @@ export interface DeliveryFailed extends EventBase {
   definitive: boolean;
 }
 
+/** A policy input (operator action, opt-out, delivery outcome) or an engine-derived fact, as JSON. */
+export interface PolicyFactRecord extends EventBase {
+  /** Empty string for customer-wide facts. */
+  instance_id: string;
+  input_type: string;
+  payload: string;
+}
+
 export interface EventPayloads {
   SendRequested: SendRequested;
   SendDecided: SendDecided;
   MessageDispatched: MessageDispatched;
   DeliveryFailed: DeliveryFailed;
+  PolicyInputRecorded: PolicyFactRecord;
+  PolicyEventEmitted: PolicyFactRecord;
 }
 
 export type EventType = keyof EventPayloads;

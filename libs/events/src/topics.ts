@@ -18,6 +18,8 @@ export const EVENT_TOPIC: Record<EventType, TopicName> = {
   SendDecided: 'policyDecisions',
   MessageDispatched: 'deliveryEvents',
   DeliveryFailed: 'deliveryEvents',
+  PolicyInputRecorded: 'customerEvents',
+  PolicyEventEmitted: 'policyDecisions',
 };
 
 export class Topics {

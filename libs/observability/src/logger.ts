@@ -19,11 +19,12 @@ const REDACT_PATHS = [
 
 export type { Logger };
 
-export function createLogger(service: string, level = 'info'): Logger {
+/** JSON logs to stdout; `toStderr` keeps a CLI's stdout for its own output. */
+export function createLogger(service: string, level = 'info', toStderr = false): Logger {
   return pino({
     level,
     base: { service },
     redact: { paths: REDACT_PATHS, censor: '[redacted]' },
     timestamp: pino.stdTimeFunctions.isoTime,
-  });
+  }, toStderr ? pino.destination(2) : undefined);
 }

@@ -1,2 +1,22 @@
-export { decide, RULES, POLICY_VERSION, initialPolicyState } from './decider.ts';
-export type { SendCommand, PolicyState, Rule, RuleVerdict, RuleRecord, PolicyDecision } from './types.ts';
+export { decide, PolicyInputError, type DecideResult } from './decide.ts';
+export { evolve } from './evolve.ts';
+export { react, handle } from './react.ts';
+export { replay, run, type PolicyInput, type RunResult } from './replay.ts';
+export { initialPolicyState, type CustomerPolicyState, type QualityBucket } from './state.ts';
+export { RULES } from './rules/index.ts';
+export { evaluateRules } from './evaluate-rules.ts';
+export { describeRules, type RuleDescription } from './describe-rules.ts';
+export { messageDigest } from './digest.ts';
+export { effectivePlan, type EffectivePlan } from './limits.ts';
+export { qualitySignals } from './quality/auto-pause.ts';
+export { DEFAULT_POLICY_CONFIG, RETENTION, policyVersionOf, validatePolicyConfig, type PolicyConfig, type AutoPauseConfig } from './config/policy-config.ts';
+export { PLANS, type PlanConfig, type VelocityLimits, type BulkLimits } from './config/plans.ts';
+export { CONTENT_RULES, type ContentRules, type ContentCategory, type ContentPattern } from './config/content-rules.ts';
+export { URL_SHORTENERS } from './config/url-shorteners.ts';
+export type * from './events.ts';
+export type { SendCommand, PolicyState, Rule, RuleContext, RuleVerdict, RuleRecord, PolicyDecision } from './types.ts';
+
+import { DEFAULT_POLICY_CONFIG, policyVersionOf } from './config/policy-config.ts';
+
+/** Recorded with every decision; changes whenever the default config or content rules change. */
+export const POLICY_VERSION: string = policyVersionOf(DEFAULT_POLICY_CONFIG);

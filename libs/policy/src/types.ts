@@ -1,4 +1,8 @@
 import type { ErrorCode } from '@gw/contract';
+import type { PolicyConfig } from './config/policy-config.ts';
+import type { EffectivePlan } from './limits.ts';
+import type { CustomerPolicyState } from './state.ts';
+import type { QuotaWindows } from './time/quota-windows.ts';
 
 /** What the decider needs to know about one send; built from a SendRequested event. */
 export interface SendCommand {
@@ -11,11 +15,23 @@ export interface SendCommand {
   text: string;
   /** The command's own time (epoch ms): the decider's clock, so replays decide the same. */
   occurredAt: number;
+  /** Which module the send came through: the public API or the PBX integration. */
+  source: 'api' | 'pbx';
 }
 
-/** The fold of every prior policy input of a customer. Grows with the policy engine. */
-export interface PolicyState {
-  version: number;
+/** Kept for compatibility: the policy state is the customer's folded state. */
+export type PolicyState = CustomerPolicyState;
+
+/** Everything a rule may look at, computed once per command. */
+export interface RuleContext {
+  command: SendCommand;
+  state: CustomerPolicyState;
+  config: PolicyConfig;
+  /** The customer's plan with overrides applied; null without a known plan. */
+  plan: EffectivePlan | null;
+  windows: QuotaWindows;
+  /** messageDigest(command.text). */
+  digest: string;
 }
 
 export interface RuleVerdict {
@@ -26,7 +42,14 @@ export interface RuleVerdict {
   details?: Record<string, unknown>;
 }
 
-export type Rule = (command: SendCommand, state: PolicyState) => RuleVerdict;
+/** One policy rule: a pure check plus what docs and the CLI say about it. */
+export interface Rule {
+  name: string;
+  /** The error code it refuses with. */
+  code: ErrorCode;
+  summary: string;
+  check(context: RuleContext): RuleVerdict;
+}
 
 export interface RuleRecord {
   rule: string;

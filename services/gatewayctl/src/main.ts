@@ -1,17 +1,21 @@
 import { Command } from 'commander';
 import { loadConfig } from '@gw/config';
 import { createPool, migrate, type Pool } from '@gw/db';
+import type { PolicyModule } from '@gw/policy';
 import { SecretBox } from '@gw/security';
 import { createApiKey, listApiKeys, revokeApiKey } from './accounts/api-keys.ts';
 import { CliError, createCustomer } from './accounts/customers.ts';
 import { createDemo } from './accounts/demo.ts';
 import { createInstance } from './accounts/instances.ts';
 import { print } from './output.ts';
+import { listSuppressions, pauseInstance, resumeInstance, setLimits, setPlan, suppress, toggleModules, unsuppress } from './policy/commands.ts';
+import { FactLog } from './policy/fact-log.ts';
 
 const config = loadConfig();
 let pool: Pool | undefined;
 const db = () => (pool ??= createPool(config.databaseUrl, 2));
 const box = () => SecretBox.fromConfig(config.secretKey);
+const facts = new FactLog(config);
 
 /** Wraps an action: prints its result, and turns failures into one clear line and exit code 1. */
 function action<A extends unknown[]>(run: (...args: A) => Promise<unknown>) {
@@ -27,9 +31,17 @@ function action<A extends unknown[]>(run: (...args: A) => Promise<unknown>) {
       process.exitCode = 1;
     } finally {
       await pool?.end();
+      await facts.close();
     }
   };
 }
+
+const int = (value: string) => {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0) throw new CliError(`${value} is not a non-negative whole number.`);
+  return n;
+};
+const list = (value: string, previous: string[] = []) => [...previous, ...value.split(',').map((v) => v.trim()).filter(Boolean)];
 
 const program = new Command('gatewayctl')
   .description('Operator CLI of the chat-messaging gateway')
@@ -43,11 +55,68 @@ program
     return { migrated: true };
   }));
 
-const customer = program.command('customer').description('customers');
+const customer = program.command('customer').description('customers, plans, limits and modules');
 customer
   .command('create')
   .requiredOption('--name <name>', 'display name')
-  .action(action(async (opts: { name: string }) => createCustomer(db(), opts.name)));
+  .option('--plan <plan>', 'starter, growth or scale')
+  .action(action(async (opts: { name: string; plan?: string }) => {
+    const created = await createCustomer(db(), facts, opts.name);
+    if (!opts.plan) return created;
+    const plan = await setPlan(db(), facts, { customerId: created.customer_id, plan: opts.plan, reason: 'plan chosen at sign-up' });
+    return { ...created, plan: plan.plan, valid_until: plan.valid_until };
+  }));
+customer
+  .command('set-plan')
+  .requiredOption('--customer <id>', 'customer id')
+  .requiredOption('--plan <plan>', 'starter, growth, scale, or none')
+  .option('--days <n>', 'period length in days (default: the plan period, 30)', int)
+  .option('--reason <text>', 'why', 'plan change')
+  .option('--by <operator>', 'who (default: $GATEWAY_OPERATOR or $USER)')
+  .action(action(async (opts: { customer: string; plan: string; days?: number; reason: string; by?: string }) =>
+    setPlan(db(), facts, { customerId: opts.customer, plan: opts.plan, days: opts.days, reason: opts.reason, by: opts.by })));
+customer
+  .command('set-limits')
+  .description('raise limits after manual review (recorded with who and why)')
+  .requiredOption('--customer <id>', 'customer id')
+  .requiredOption('--reason <text>', 'the outcome of the manual review')
+  .option('--daily <n>', 'daily message limit', int)
+  .option('--monthly <n>', 'monthly message limit', int)
+  .option('--burst <n>', 'velocity: instance bucket capacity', int)
+  .option('--refill-per-minute <n>', 'velocity: sustained sends per minute per instance', int)
+  .option('--recipient-interval-ms <n>', 'velocity: minimum gap between sends to one recipient', int)
+  .option('--bulk-recipients <n>', 'bulk detection: distinct recipients of one body per window', int)
+  .option('--by <operator>', 'who granted it')
+  .action(action(async (opts: { customer: string; reason: string; daily?: number; monthly?: number; burst?: number; refillPerMinute?: number; recipientIntervalMs?: number; bulkRecipients?: number; by?: string }) =>
+    setLimits(db(), facts, { customerId: opts.customer, ...opts })));
+customer
+  .command('modules')
+  .requiredOption('--customer <id>', 'customer id')
+  .option('--enable <modules>', 'api,pbx', list, [])
+  .option('--disable <modules>', 'api,pbx', list, [])
+  .option('--by <operator>', 'who')
+  .action(action(async (opts: { customer: string; enable: string[]; disable: string[]; by?: string }) =>
+    toggleModules(db(), facts, { customerId: opts.customer, enable: opts.enable as PolicyModule[], disable: opts.disable as PolicyModule[], by: opts.by })));
+
+const suppression = program.command('suppression').description('opt-outs and manual suppression');
+suppression
+  .command('add')
+  .requiredOption('--customer <id>', 'customer id')
+  .requiredOption('--phone <number>', 'recipient, international format')
+  .requiredOption('--reason <text>', 'why')
+  .option('--by <operator>', 'who')
+  .action(action(async (opts: { customer: string; phone: string; reason: string; by?: string }) =>
+    suppress(db(), facts, { customerId: opts.customer, phone: opts.phone, reason: opts.reason, by: opts.by })));
+suppression
+  .command('remove')
+  .requiredOption('--customer <id>', 'customer id')
+  .requiredOption('--phone <number>', 'recipient, international format')
+  .option('--by <operator>', 'who')
+  .action(action(async (opts: { customer: string; phone: string; by?: string }) => unsuppress(db(), facts, { customerId: opts.customer, phone: opts.phone, by: opts.by })));
+suppression
+  .command('list')
+  .requiredOption('--customer <id>', 'customer id')
+  .action(action(async (opts: { customer: string }) => listSuppressions(db(), opts.customer)));
 
 const instance = program.command('instance').description('paired instances');
 instance
@@ -66,6 +135,18 @@ instance
       managerInstance: opts.managerInstance,
       createOnManager: opts.managerInstance === undefined,
     })));
+instance
+  .command('pause')
+  .requiredOption('--instance <id>', 'instance id')
+  .requiredOption('--reason <text>', 'why it needs review')
+  .option('--by <operator>', 'who')
+  .action(action(async (opts: { instance: string; reason: string; by?: string }) => pauseInstance(db(), facts, { instanceId: opts.instance, reason: opts.reason, by: opts.by })));
+instance
+  .command('resume')
+  .requiredOption('--instance <id>', 'instance id')
+  .requiredOption('--reason <text>', 'the outcome of the review')
+  .option('--by <operator>', 'who')
+  .action(action(async (opts: { instance: string; reason: string; by?: string }) => resumeInstance(db(), facts, { instanceId: opts.instance, reason: opts.reason, by: opts.by })));
 
 const apiKey = program.command('api-key').description('customer API keys (shown once)');
 apiKey
@@ -84,8 +165,8 @@ apiKey
 
 program
   .command('demo')
-  .description('create a demo customer with a connected simulator instance and an API key')
+  .description('create a demo customer (Growth plan) with a connected simulator instance and an API key')
   .action(action(async () =>
-    createDemo(db(), box(), { baseUrl: config.api.publicBaseUrl, simulatorUrl: config.simulator.url, simulatorKey: config.simulator.globalApiKey })));
+    createDemo(db(), box(), facts, { baseUrl: config.api.publicBaseUrl, simulatorUrl: config.simulator.url, simulatorKey: config.simulator.globalApiKey })));
 
 await program.parseAsync(process.argv);

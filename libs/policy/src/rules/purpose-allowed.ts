@@ -1,14 +1,30 @@
-import { isMessagePurpose } from '@gw/contract';
+import { isMessagePurpose, MESSAGE_PURPOSES } from '@gw/contract';
+import type { CustomerPolicyState } from '../state.ts';
 import type { Rule } from '../types.ts';
+import { fail, pass } from './verdict.ts';
 
-/** Only the five allowed purposes pass; marketing and anything else is refused. */
-export const purposeAllowed: Rule = (command) =>
-  isMessagePurpose(command.purpose)
-    ? { rule: 'purpose_allowed', outcome: 'pass' }
-    : {
-        rule: 'purpose_allowed',
-        outcome: 'fail',
-        code: 'message_purpose_not_allowed',
-        message: `The message purpose "${command.purpose}" is not allowed.`,
-        details: { field: 'message_purpose', rule: 'purpose_allowed', value: command.purpose },
-      };
+const name = 'purpose_allowed';
+
+/** Customer list (default: all five) intersected with the instance's own list when it has one. */
+export function allowedPurposes(state: CustomerPolicyState, instanceId: string): string[] {
+  const customer = state.purposes.customer ?? [...MESSAGE_PURPOSES];
+  const instance = state.purposes.instances[instanceId];
+  return customer.filter((p) => isMessagePurpose(p) && (!instance || instance.includes(p)));
+}
+
+/** Only the five non-marketing purposes exist; the customer may narrow them, per instance too. */
+export const purposeAllowed: Rule = {
+  name,
+  code: 'message_purpose_not_allowed',
+  summary: 'The purpose is one of the five allowed purposes and allowed for this customer and instance (default: all five).',
+  check: ({ command, state }) => {
+    const base = { field: 'message_purpose', value: command.purpose };
+    if (!isMessagePurpose(command.purpose)) {
+      return fail(name, 'message_purpose_not_allowed', `The message purpose "${command.purpose}" is not allowed.`, { ...base, reason: 'unknown_purpose', allowed: [...MESSAGE_PURPOSES] });
+    }
+    const allowed = allowedPurposes(state, command.instanceId);
+    return allowed.includes(command.purpose)
+      ? pass(name, { purpose: command.purpose })
+      : fail(name, 'message_purpose_not_allowed', `The message purpose "${command.purpose}" is not allowed for this instance.`, { ...base, reason: 'not_allowed_for_account', allowed });
+  },
+};

@@ -5,7 +5,8 @@ import type { Runtime } from '@gw/runtime';
 import { claim, recordedOutcomes, recordOutcome, type DeliveryOutcome } from './delivery-store.ts';
 import type { InstanceDirectory } from './instance-directory.ts';
 import { mapConcurrent } from './map-concurrent.ts';
-import { toOutcome } from './to-outcome.ts';
+import { deliveryFact, toOutcome } from './to-outcome.ts';
+import { toFactRecord } from '@gw/policy-log';
 
 export interface DispatchDeps {
   runtime: Runtime;
@@ -37,7 +38,7 @@ export function dispatchAccepted({ runtime, directory, breakers, clock = Date.no
 
     const claimed = await claim(pool, accepted);
     const already = accepted.filter((d) => !claimed.has(d.message_id));
-    const outcomes: DeliveryOutcome[] = [];
+    const outcomes: Array<{ decision: SendDecided; outcome: DeliveryOutcome }> = [];
 
     if (already.length > 0) {
       const recorded = await recordedOutcomes(pool, already.map((d) => d.message_id));
@@ -45,7 +46,7 @@ export function dispatchAccepted({ runtime, directory, breakers, clock = Date.no
         const row = recorded.get(decision.message_id);
         metrics.eventsProcessed.inc({ group, topic: 'send-decided', outcome: 'redelivered' });
         if (row?.outcome) {
-          outcomes.push(row.outcome);
+          outcomes.push({ decision, outcome: row.outcome });
         } else {
           // Claimed by a process that stopped mid-send: the manager may have it. Never resend blindly;
           // mark it unknown so it is visible and can be reconciled from the manager's acks.
@@ -65,12 +66,17 @@ export function dispatchAccepted({ runtime, directory, breakers, clock = Date.no
       await recordOutcome(pool, decision.message_id, outcome, result.kind === 'ambiguous' ? result.detail : null);
       metrics.eventsProcessed.inc({ group, topic: 'send-decided', outcome: result.kind });
       logger.info({ correlation_id: decision.correlation_id, message_id: decision.message_id, result: result.kind, reason: 'reason' in result ? result.reason : undefined }, 'delivery attempted');
-      return outcome;
+      return outcome ? { decision, outcome } : null;
     });
-    for (const outcome of results) if (outcome) outcomes.push(outcome);
+    for (const result of results) if (result) outcomes.push(result);
 
     const encoded: OutgoingRecord[] = [];
-    for (const outcome of outcomes) encoded.push(await codec.encode(outcome.type, outcome.payload as never));
+    for (const { decision, outcome } of outcomes) {
+      encoded.push(await codec.encode(outcome.type, outcome.payload as never));
+      // The outcome is also a policy input (delivery quality): appended to the customer's stream
+      // in the same transaction, so the policy engine folds it in order with the sends.
+      encoded.push(await codec.encode('PolicyInputRecorded', toFactRecord(deliveryFact(decision, outcome), decision.correlation_id)));
+    }
     return encoded;
   };
 }

@@ -1,5 +1,6 @@
 import { newEventId, type SendDecided } from '@gw/events';
 import type { SendTextResult } from '@gw/evolution';
+import type { DeliveryOutcomeRecorded } from '@gw/policy';
 import type { DeliveryOutcome } from './delivery-store.ts';
 
 /** Maps a sendText result to the event to append; null when the outcome is not yet known. */
@@ -20,4 +21,16 @@ export function toOutcome(decision: SendDecided, result: SendTextResult, now: nu
     return { type: 'DeliveryFailed', payload: { ...base, reason: result.reason, detail: result.detail, definitive: true } };
   }
   return null;
+}
+
+/** The delivery quality signal the policy engine counts towards an instance's auto-pause check. */
+export function deliveryFact(decision: SendDecided, outcome: DeliveryOutcome): DeliveryOutcomeRecorded {
+  return {
+    type: 'DeliveryOutcomeRecorded',
+    customerId: decision.customer_id,
+    at: outcome.payload.occurred_at,
+    instanceId: decision.instance_id,
+    recipient: decision.recipient,
+    delivered: outcome.type === 'MessageDispatched',
+  };
 }

@@ -1,9 +1,12 @@
 import type { Pool } from '@gw/db';
 import { newId } from '@gw/security';
+import type { FactLog } from '../policy/fact-log.ts';
 
-export async function createCustomer(pool: Pool, name: string) {
+/** The account record, and the CustomerRegistered fact the policy engine starts the customer from. */
+export async function createCustomer(pool: Pool, facts: FactLog, name: string) {
   const id = newId('cus');
   await pool.query('INSERT INTO customers (id, name) VALUES ($1, $2)', [id, name]);
+  await facts.append({ type: 'CustomerRegistered', customerId: id, at: Date.now() });
   return { customer_id: id, name };
 }
 

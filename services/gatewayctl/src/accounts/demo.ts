@@ -4,17 +4,22 @@ import { randomBytes } from 'node:crypto';
 import { createApiKey } from './api-keys.ts';
 import { createCustomer } from './customers.ts';
 import { createInstance, pairOnSimulator } from './instances.ts';
+import type { FactLog } from '../policy/fact-log.ts';
+import { setPlan } from '../policy/commands.ts';
 
 export interface DemoSettings {
   baseUrl: string;
   simulatorUrl: string;
   simulatorKey: string;
+  /** Defaults to the Growth plan. */
+  plan?: string;
 }
 
 /** A fresh customer with a connected simulator instance and an API key, ready for a first send. */
-export async function createDemo(pool: Pool, box: SecretBox, settings: DemoSettings) {
+export async function createDemo(pool: Pool, box: SecretBox, facts: FactLog, settings: DemoSettings) {
   const suffix = randomBytes(3).toString('hex');
-  const customer = await createCustomer(pool, `Demo customer ${suffix}`);
+  const customer = await createCustomer(pool, facts, `Demo customer ${suffix}`);
+  await setPlan(pool, facts, { customerId: customer.customer_id, plan: settings.plan ?? 'growth', by: 'demo', reason: 'demo account' });
   const instance = await createInstance(pool, box, {
     customerId: customer.customer_id,
     name: `demo-${suffix}`,

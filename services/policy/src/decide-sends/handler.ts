@@ -1,52 +1,99 @@
 import { withTransaction } from '@gw/db';
-import type { SendDecided, SendRequested } from '@gw/events';
-import type { TransformBatch } from '@gw/kafka';
-import { decide, initialPolicyState } from '@gw/policy';
+import type { AnyEvent, SendDecided } from '@gw/events';
+import type { OutgoingRecord, TransformBatch } from '@gw/kafka';
+import { POLICY_VERSION, type PolicyEvent } from '@gw/policy';
+import { engineStep, entryHash, toDecidedEvent, toFactRecord } from '@gw/policy-log';
 import type { Runtime } from '@gw/runtime';
+import { appliedOffset, chainHead, saveAppliedOffset, saveChainHead, StateCache } from './engine-store.ts';
 import { findDecision, insertDecision, nextLogId } from './policy-log-store.ts';
-import { toDecidedEvent, toSendCommand } from './to-decided-event.ts';
+import { project } from './projections.ts';
+
+type Output = { type: 'SendDecided'; payload: SendDecided } | { type: 'PolicyEventEmitted'; event: PolicyEvent; correlationId: string };
 
 /**
- * Decides each SendRequested of a batch. The policy-log rows are committed in Postgres before the
- * decisions are appended; a redelivered command finds its row and re-emits the recorded decision
- * (same event id, same log_id) instead of deciding, or counting, twice.
+ * Runs one partition's batch of the customer stream through the policy engine, in one Postgres
+ * transaction: decisions become policy-log rows (hash-chained per partition), facts are folded
+ * into each customer's state, and the projections follow. The offset applied is stored with them,
+ * so a redelivered record never counts twice; a redelivered or repeated command re-emits its
+ * recorded decision (same event id, same log_id).
  */
-export function decideSends(runtime: Runtime, clock: () => number = Date.now): TransformBatch {
+export function decideSends(runtime: Runtime): TransformBatch {
   const { codec, pool, logger, metrics } = runtime;
   const group = runtime.topics.group('policy');
-  return async (records) => {
-    const commands: SendRequested[] = [];
+  return async (records, { topic, partition }) => {
+    const decoded: Array<{ offset: bigint; event: AnyEvent }> = [];
     for (const record of records) {
       try {
         const event = await codec.decode(record);
-        if (event?.type === 'SendRequested') commands.push(event.payload);
+        if (event) decoded.push({ offset: BigInt(record.offset), event });
       } catch (error) {
         // A record we cannot decode is skipped, not retried for ever; it stays in the log for inspection.
         metrics.eventsProcessed.inc({ group, topic: record.topic, outcome: 'undecodable' });
         logger.error({ topic: record.topic, partition: record.partition, offset: record.offset, error: String(error) }, 'undecodable record skipped');
       }
     }
-    if (commands.length === 0) return [];
+    if (records.length === 0) return [];
+    const lastOffset = BigInt(records[records.length - 1]!.offset);
 
-    const decisions = await withTransaction(pool, async (client) => {
-      const out: SendDecided[] = [];
-      for (const command of commands) {
-        const recorded = await findDecision(client, command.correlation_id);
-        if (recorded) {
-          metrics.eventsProcessed.inc({ group, topic: 'send-requested', outcome: 'redelivered' });
-          // The stored copy keeps no message body; the redelivered command still has it.
-          out.push({ ...recorded, dispatch: recorded.dispatch ? { ...recorded.dispatch, text: command.message } : null });
-          continue;
+    const outputs = await withTransaction(pool, async (client) => {
+      const out: Output[] = [];
+      const states = new StateCache(client);
+      const applied = await appliedOffset(client, topic, partition);
+      let head = await chainHead(client, partition);
+      let lastLogId = -1;
+
+      for (const { offset, event } of decoded) {
+        if (event.type === 'SendRequested') {
+          const recorded = await findDecision(client, event.payload.correlation_id);
+          if (recorded) {
+            metrics.eventsProcessed.inc({ group, topic: 'send-requested', outcome: 'redelivered' });
+            // The stored copy keeps no message body; the command still has it.
+            const dispatch = recorded.dispatch ? { ...recorded.dispatch, text: event.payload.message } : null;
+            out.push({ type: 'SendDecided', payload: { ...recorded, dispatch } });
+            continue;
+          }
+        } else if (offset < applied) {
+          continue; // a fact whose effect is already in the projections
         }
-        const decision = decide(toSendCommand(command), initialPolicyState());
-        const event = toDecidedEvent(command, decision, await nextLogId(client), clock());
-        await insertDecision(client, event);
-        metrics.eventsProcessed.inc({ group, topic: 'send-requested', outcome: decision.decision });
-        logger.info({ correlation_id: command.correlation_id, log_id: event.log_id, decision: event.decision, error_code: event.error_code }, 'send decided');
-        out.push(event);
+
+        const state = await states.get(event.payload.customer_id);
+        const step = engineStep(event, state);
+        if (step.kind === 'ignored') continue;
+        states.set(event.payload.customer_id, step.state);
+        for (const folded of step.folded) await project(client, folded);
+
+        if (step.kind === 'decided' && event.type === 'SendRequested') {
+          const entry = toDecidedEvent(event.payload, step.decision, await nextLogId(client), POLICY_VERSION);
+          entry.partition_chain = partition;
+          entry.prev_hash = head;
+          entry.entry_hash = entryHash(head, entry);
+          head = entry.entry_hash;
+          lastLogId = entry.log_id;
+          await insertDecision(client, entry);
+          out.push({ type: 'SendDecided', payload: entry });
+          metrics.eventsProcessed.inc({ group, topic: 'send-requested', outcome: entry.decision });
+          logger.info({ correlation_id: entry.correlation_id, log_id: entry.log_id, decision: entry.decision, error_code: entry.error_code }, 'send decided');
+        }
+        for (const emitted of step.emitted) {
+          out.push({ type: 'PolicyEventEmitted', event: emitted, correlationId: event.payload.correlation_id });
+          logger.warn({ customer_id: emitted.customerId, type: emitted.type }, 'policy engine emitted a fact');
+        }
       }
+
+      await states.flush();
+      if (lastLogId >= 0) await saveChainHead(client, partition, head, lastLogId);
+      if (lastOffset + 1n > applied) await saveAppliedOffset(client, topic, partition, lastOffset + 1n);
       return out;
     });
-    return Promise.all(decisions.map((event) => codec.encode('SendDecided', event)));
+
+    const encoded: OutgoingRecord[] = [];
+    for (const output of outputs) {
+      encoded.push(
+        output.type === 'SendDecided'
+          ? await codec.encode('SendDecided', output.payload)
+          : await codec.encode('PolicyEventEmitted', toFactRecord(output.event, output.correlationId)),
+      );
+    }
+    return encoded;
   };
 }

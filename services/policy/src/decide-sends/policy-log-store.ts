@@ -3,10 +3,7 @@ import type { SendDecided } from '@gw/events';
 
 /** The Postgres projection of the policy log, written in the same transaction as the decision. */
 export async function findDecision(client: PoolClient, commandId: string): Promise<SendDecided | null> {
-  const result = await client.query<{ decision_event: SendDecided }>(
-    'SELECT decision_event FROM policy_log WHERE command_id = $1',
-    [commandId],
-  );
+  const result = await client.query<{ decision_event: SendDecided }>('SELECT decision_event FROM policy_log WHERE command_id = $1', [commandId]);
   return result.rows[0]?.decision_event ?? null;
 }
 
@@ -19,8 +16,9 @@ export async function insertDecision(client: PoolClient, event: SendDecided): Pr
   await client.query(
     `INSERT INTO policy_log (log_id, command_id, event_id, customer_id, instance_id, message_id, recipient,
        message_purpose, message_digest, decision, error_code, error_message, reasons, policy_version,
-       decided_at, decision_event)
-     VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,to_timestamp($15 / 1000.0),$16)`,
+       decided_at, decision_event, partition_chain, prev_hash, entry_hash)
+     VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,to_timestamp($15 / 1000.0),$16,$17,$18,$19)
+     ON CONFLICT (log_id) DO NOTHING`,
     [
       event.log_id,
       event.correlation_id,
@@ -39,6 +37,9 @@ export async function insertDecision(client: PoolClient, event: SendDecided): Pr
       event.occurred_at,
       // The stored copy has no message text: the policy log keeps a digest, not the body.
       JSON.stringify({ ...event, dispatch: event.dispatch ? { ...event.dispatch, text: null } : null }),
+      event.partition_chain,
+      event.prev_hash,
+      event.entry_hash,
     ],
   );
 }

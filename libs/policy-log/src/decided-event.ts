@@ -1,6 +1,5 @@
-import { createHash } from 'node:crypto';
 import { newEventId, type SendDecided, type SendRequested } from '@gw/events';
-import { POLICY_VERSION, type PolicyDecision, type SendCommand } from '@gw/policy';
+import { messageDigest, type PolicyDecision, type SendCommand } from '@gw/policy';
 
 export function toSendCommand(event: SendRequested): SendCommand {
   return {
@@ -11,19 +10,18 @@ export function toSendCommand(event: SendRequested): SendCommand {
     purpose: event.message_purpose,
     text: event.message,
     occurredAt: event.occurred_at,
+    source: event.source,
   };
 }
 
-export function digest(text: string): string {
-  return createHash('sha256').update(text, 'utf8').digest('hex');
-}
-
-export function toDecidedEvent(command: SendRequested, decision: PolicyDecision, logId: number, now: number): SendDecided {
+/** The policy-log entry of one decision, before it is placed in its partition's hash chain. */
+export function toDecidedEvent(command: SendRequested, decision: PolicyDecision, logId: number, policyVersion: string): SendDecided {
   const rejected = decision.decision === 'rejected';
   return {
     event_id: newEventId(),
     correlation_id: command.correlation_id,
-    occurred_at: now,
+    // The command's own time: the decision was made "as of" it, whatever the wall clock.
+    occurred_at: command.occurred_at,
     customer_id: command.customer_id,
     instance_id: command.instance_id,
     message_id: command.message_id,
@@ -36,10 +34,13 @@ export function toDecidedEvent(command: SendRequested, decision: PolicyDecision,
       outcome: r.outcome,
       detail: rejected && r.outcome === 'fail' ? JSON.stringify(decision.details) : r.details ? JSON.stringify(r.details) : null,
     })),
-    policy_version: POLICY_VERSION,
+    policy_version: policyVersion,
     recipient: command.phone,
     message_purpose: command.message_purpose,
-    message_digest: digest(command.message),
+    message_digest: messageDigest(command.message),
     dispatch: rejected ? null : { instance_name: command.instance_name, phone: command.phone, text: command.message },
+    partition_chain: -1,
+    prev_hash: '',
+    entry_hash: '',
   };
 }

@@ -1,0 +1,127 @@
+// `make bench` entry point (scripts/bench.sh): runs the benchmarks, prints their figures and
+// writes them under .run/bench/. Benchmarks report; they do not gate: the exit code is 0 unless
+// the bench itself could not run (infrastructure missing, stack failed to start, time budget).
+import { readdirSync, readFileSync } from 'node:fs';
+import { PreflightError, preflight } from './lib/preflight.ts';
+import { defer, teardown } from './lib/teardown.ts';
+import { sendPathBench, type SendPathConfig } from './send-path.ts';
+
+function intEnv(name: string, fallback: number, min = 1): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min) {
+    console.error(`bench: ${name} must be an integer >= ${min}, got "${raw}"`);
+    process.exit(2);
+  }
+  return value;
+}
+
+/** "A=1 B=2" -> { A: '1', B: '2' } */
+function envList(raw: string | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const pair of (raw ?? '').split(/\s+/).filter(Boolean)) {
+    const at = pair.indexOf('=');
+    if (at > 0) out[pair.slice(0, at)] = pair.slice(at + 1);
+  }
+  return out;
+}
+
+const config: SendPathConfig = {
+  warmupS: intEnv('BENCH_WARMUP_S', 5),
+  durationS: intEnv('BENCH_DURATION_S', 20),
+  connections: intEnv('BENCH_CONNECTIONS', 32),
+  timeoutS: intEnv('BENCH_REQUEST_TIMEOUT_S', 20),
+  stackEnv: envList(process.env.BENCH_STACK_ENV),
+  ...(process.env.BENCH_ONLY === 'baseline' || process.env.BENCH_ONLY === 'send' ? { only: process.env.BENCH_ONLY } : {}),
+};
+// Two measured runs, a stack start (~20-40 s) and teardown: the default stays under 5 minutes.
+const budgetS = intEnv('BENCH_TIMEOUT_S', Math.max(240, 2 * (config.warmupS + config.durationS) + 180));
+
+/** Children of this process still alive (e.g. service processes a failed startStack could not hand back). */
+function children(): number[] {
+  const out: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      // tsx's own esbuild helper is a child too; it ends with this process.
+      if (ppid === process.pid && comm !== 'esbuild') out.push(Number(entry));
+    } catch {
+      // gone
+    }
+  }
+  return out;
+}
+
+async function reapChildren(): Promise<void> {
+  const alive = children();
+  if (alive.length === 0) return;
+  console.error(`bench: stopping leftover child processes ${alive.join(', ')}`);
+  for (const pid of alive) {
+    try {
+      process.kill(pid, 'SIGTERM');
+    } catch {
+      // already gone
+    }
+  }
+  const deadline = Date.now() + 10_000;
+  while (children().length > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
+  for (const pid of children()) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  }
+}
+
+let exiting = false;
+async function finish(code: number): Promise<never> {
+  if (!exiting) {
+    exiting = true;
+    await teardown();
+    const left = children();
+    if (left.length > 0) {
+      console.error(`bench: child processes still running after teardown: ${left.join(', ')}`);
+      if (code === 0) code = 1;
+    }
+  }
+  process.exit(code);
+}
+
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(signal, () => {
+    console.error(`bench: ${signal}; tearing down`);
+    void finish(130);
+  });
+}
+
+const watchdog = setTimeout(() => {
+  console.error(`bench: over the ${budgetS} s time budget (BENCH_TIMEOUT_S); tearing down`);
+  // Teardown itself gets 60 s; then the process goes regardless.
+  setTimeout(() => process.exit(3), 60_000).unref();
+  void finish(3);
+}, budgetS * 1000);
+watchdog.unref();
+
+async function main(): Promise<void> {
+  // Registered first, so it runs last: nothing this process started outlives it.
+  defer('leftover child processes', reapChildren);
+  console.log(
+    `bench: send path vs baseline; ${config.connections} connections, ${config.warmupS} s warm-up + ${config.durationS} s measured each; time budget ${budgetS} s`,
+  );
+  await preflight();
+  await sendPathBench(config);
+}
+
+main()
+  .then(() => finish(0))
+  .catch((error) => {
+    if (error instanceof PreflightError) console.error(`bench: ${error.message}`);
+    else console.error('bench: failed:', error instanceof Error ? (error.stack ?? error.message) : error);
+    void finish(1);
+  });
+

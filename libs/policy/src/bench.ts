@@ -1,0 +1,43 @@
+import { performance } from 'node:perf_hooks';
+import { decide } from './decide.ts';
+import type { PolicyEvent } from './events.ts';
+import { evolve } from './evolve.ts';
+import { initialPolicyState } from './state.ts';
+import type { SendCommand } from './types.ts';
+
+const START = Date.UTC(2026, 0, 1);
+
+/**
+ * Micro-benchmark for `make bench`: decides and folds n commands of one busy customer (scale plan
+ * with a generous override, 20 instances, 2000 recipients, one send every 2 s of command time, a
+ * few suppressed recipients, a promotional text now and then). Returns decisions per second.
+ * Wall-clock time is read here only to measure; the decider itself never sees it.
+ */
+export function benchDecider(n: number): number {
+  const customerId = 'cus_bench';
+  const setup: PolicyEvent[] = [
+    { type: 'CustomerRegistered', customerId, at: START },
+    { type: 'PlanChanged', customerId, at: START, planId: 'scale', validUntil: START + 400 * 86_400_000, by: 'bench', reason: 'bench' },
+    { type: 'LimitsOverridden', customerId, at: START, daily: 1_000_000, monthly: 10_000_000, velocity: { burst: 1_000, refillPerMinute: 10_000 }, grantedBy: 'bench', reason: 'bench' },
+    { type: 'RecipientSuppressed', customerId, at: START, recipient: '+14155550007', source: 'opt_out', reason: 'STOP', by: 'recipient' },
+  ];
+  let state = setup.reduce(evolve, initialPolicyState(customerId));
+  const commands: SendCommand[] = Array.from({ length: n }, (_, i) => ({
+    commandId: `cmd_${i}`,
+    customerId,
+    instanceId: `ins_${i % 20}`,
+    recipient: `+1415555${String(i % 2000).padStart(4, '0')}`,
+    purpose: 'transactional',
+    text: i % 50 === 0 ? 'Flash sale! 20% off everything' : `Your order ${100_000 + i} has shipped and arrives tomorrow.`,
+    occurredAt: START + i * 2_000,
+    source: 'api',
+  }));
+
+  const started = performance.now();
+  for (const command of commands) {
+    const { events } = decide(command, state);
+    for (const event of events) state = evolve(state, event);
+  }
+  const seconds = (performance.now() - started) / 1000;
+  return Math.round(n / Math.max(seconds, 1e-9));
+}

@@ -1,0 +1,36 @@
+import type { PolicyConfig } from './config/policy-config.ts';
+import type { BulkLimits, PlanConfig, VelocityLimits } from './config/plans.ts';
+import type { CustomerPolicyState } from './state.ts';
+
+/** The limits that apply to a customer right now: the plan's, with a manual override on top. */
+export interface EffectivePlan {
+  plan: PlanConfig;
+  dailyLimit: number;
+  monthlyLimit: number;
+  velocity: VelocityLimits;
+  bulk: BulkLimits;
+  quotaWindowOffsetMinutes: number;
+  /** Who granted the override in force, for the rule details; null without one. */
+  overriddenBy: string | null;
+}
+
+export function effectivePlan(state: CustomerPolicyState, config: PolicyConfig): EffectivePlan | null {
+  const plan = state.plan.planId === null ? undefined : config.plans[state.plan.planId];
+  if (!plan) return null;
+  const override = state.override;
+  return {
+    plan,
+    dailyLimit: override?.daily ?? plan.dailyLimit,
+    monthlyLimit: override?.monthly ?? plan.monthlyLimit,
+    velocity: { ...plan.velocity, ...definedOnly(override?.velocity) },
+    bulk: { ...plan.bulk, ...definedOnly(override?.bulk) },
+    quotaWindowOffsetMinutes: plan.quotaWindowOffsetMinutes ?? config.quotaWindowOffsetMinutes,
+    overriddenBy: override ? override.grantedBy : null,
+  };
+}
+
+/** Drops undefined members so a partial override does not blank out the plan's values. */
+function definedOnly<T extends object>(value: T | undefined): Partial<T> {
+  if (!value) return {};
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
+}

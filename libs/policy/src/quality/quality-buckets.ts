@@ -1,0 +1,42 @@
+import { RETENTION } from '../config/policy-config.ts';
+import type { QualityBucket } from '../state.ts';
+
+const HOUR_MS = 3_600_000;
+
+export type QualityCounter = Exclude<keyof QualityBucket, 'hour'>;
+
+const emptyBucket = (hour: number): QualityBucket => ({ hour, judged: 0, violations: 0, accepted: 0, optOuts: 0, delivered: 0, failed: 0 });
+
+/**
+ * Adds to the hourly bucket of `at` and drops buckets older than the retention. Hourly buckets
+ * keep the per-instance memory at most RETENTION.qualityHours entries whatever the traffic.
+ */
+export function countQuality(buckets: readonly QualityBucket[] | undefined, at: number, add: Partial<Record<QualityCounter, number>>): QualityBucket[] {
+  const hour = Math.floor(at / HOUR_MS) * HOUR_MS;
+  const kept = (buckets ?? []).filter((b) => b.hour > hour - RETENTION.qualityHours * HOUR_MS);
+  const index = kept.findIndex((b) => b.hour === hour);
+  const target = index >= 0 ? { ...kept[index]! } : emptyBucket(hour);
+  for (const [counter, amount] of Object.entries(add) as [QualityCounter, number][]) target[counter] += amount;
+  if (index >= 0) kept[index] = target;
+  else {
+    kept.push(target);
+    kept.sort((a, b) => a.hour - b.hour);
+  }
+  return kept;
+}
+
+/** Totals of the buckets within the last `windowHours` hours before `at` (the current hour included). */
+export function qualityTotals(buckets: readonly QualityBucket[] | undefined, at: number, windowHours: number): QualityBucket {
+  const hour = Math.floor(at / HOUR_MS) * HOUR_MS;
+  const total = emptyBucket(hour);
+  for (const bucket of buckets ?? []) {
+    if (bucket.hour <= hour - windowHours * HOUR_MS || bucket.hour > hour) continue;
+    total.judged += bucket.judged;
+    total.violations += bucket.violations;
+    total.accepted += bucket.accepted;
+    total.optOuts += bucket.optOuts;
+    total.delivered += bucket.delivered;
+    total.failed += bucket.failed;
+  }
+  return total;
+}

@@ -1,0 +1,100 @@
+import { describe, expect, it } from 'vitest';
+import type { PolicyEvent } from './events.ts';
+import { evolve } from './evolve.ts';
+import { replay, run, type PolicyInput } from './replay.ts';
+import { initialPolicyState } from './state.ts';
+import { activeCustomer, aSend, CUSTOMER, DAY, delivery, HOUR, MINUTE, paused, planChanged, resumed, suppressed, T0 } from './testing/fixtures.ts';
+
+/** A mixed day: operator actions, sends (some refused), deliveries and opt-outs. */
+function mixedInputs(): PolicyInput[] {
+  const facts: PolicyInput[] = [...activeCustomer('growth'), suppressed('+14155550001')].map((event) => ({ kind: 'fact', event }));
+  for (let i = 0; i < 400; i += 1) {
+    const at = T0 + i * 13_000;
+    const text = i % 17 === 0 ? 'Big sale, 40% off' : i % 23 === 0 ? 'Go to https://bit.ly/zz' : `Your order ${i} has shipped.`;
+    facts.push({ kind: 'command', command: aSend({ commandId: `cmd_mixed_${i}`, instanceId: `ins_${i % 3}`, recipient: `+1415555${String(i % 60).padStart(4, '0')}`, text, occurredAt: at }) });
+    if (i % 5 === 0) facts.push({ kind: 'fact', event: delivery(i % 10 !== 0, at + 2_000, `ins_${i % 3}`) });
+    if (i === 200) facts.push({ kind: 'fact', event: paused('ins_2', at + 1) }, { kind: 'fact', event: resumed('ins_2', at + 30 * MINUTE) });
+  }
+  return facts;
+}
+
+describe('replay and determinism', () => {
+  it('running the same inputs twice gives deep-equal decisions, log and state', () => {
+    const a = run(mixedInputs(), CUSTOMER);
+    const b = run(mixedInputs(), CUSTOMER);
+    expect(b).toEqual(a);
+    expect(a.decisions.some((d) => d.decision === 'rejected')).toBe(true);
+  });
+
+  it('folding the log (what the service appends) rebuilds exactly the state the engine had', () => {
+    const result = run(mixedInputs(), CUSTOMER);
+    expect(replay(result.log, CUSTOMER)).toEqual(result.state);
+    expect(replay(result.log, CUSTOMER)).toEqual(replay(result.log, CUSTOMER));
+  });
+
+  it('the state is plain JSON: a snapshot round-trip changes nothing and decides the same', () => {
+    const { state } = run(mixedInputs(), CUSTOMER);
+    const snapshot = JSON.parse(JSON.stringify(state)) as typeof state;
+    expect(snapshot).toEqual(state);
+    const next = [{ kind: 'command', command: aSend({ commandId: 'cmd_after', occurredAt: T0 + DAY }) }] as PolicyInput[];
+    expect(run(next, snapshot).decisions).toEqual(run(next, state).decisions);
+  });
+
+  it('continues from a snapshot: replay(tail, replay(head)) equals replay(head + tail)', () => {
+    const { log } = run(mixedInputs(), CUSTOMER);
+    const half = Math.floor(log.length / 2);
+    expect(replay(log.slice(half), replay(log.slice(0, half), CUSTOMER))).toEqual(replay(log, CUSTOMER));
+  });
+
+  it('evolve never mutates the state it is given', () => {
+    const state = replay(activeCustomer(), CUSTOMER);
+    const frozen = JSON.stringify(state);
+    const events: PolicyEvent[] = [suppressed(), paused(), resumed(), delivery(false), planChanged('scale', T0 + DAY, T0)];
+    events.reduce(evolve, state);
+    run([{ kind: 'command', command: aSend() }], state);
+    expect(JSON.stringify(state)).toBe(frozen);
+  });
+
+  it('ignores events of another customer', () => {
+    const state = initialPolicyState(CUSTOMER);
+    expect(evolve(state, { ...suppressed(), customerId: 'cus_other' })).toBe(state);
+  });
+
+  it('decides from event time only: nothing depends on the wall clock', () => {
+    const inputs = mixedInputs();
+    const realNow = Date.now;
+    const first = run(inputs, CUSTOMER);
+    try {
+      Date.now = () => T0 + 365 * DAY;
+      expect(run(inputs, CUSTOMER)).toEqual(first);
+    } finally {
+      Date.now = realNow;
+    }
+  });
+});
+
+describe('bounded state', () => {
+  it('after 10,000 decisions over 60 days the state stays small (old windows pruned)', () => {
+    const customer = 'cus_big';
+    const setup: PolicyEvent[] = [
+      { type: 'PlanChanged', customerId: customer, at: T0, planId: 'scale', validUntil: T0 + 90 * DAY, by: 'billing', reason: 'paid' },
+    ];
+    let state = replay(setup, customer);
+    const sizes: number[] = [];
+    const step = (60 * DAY) / 10_000; // one send every ~8.6 minutes of event time
+    for (let i = 0; i < 10_000; i += 1) {
+      const command = aSend({ customerId: customer, commandId: `cmd_b${i}`, instanceId: `ins_${i % 5}`, recipient: `+1415${String(i).padStart(7, '0')}`, text: `Your order ${i} has shipped.`, occurredAt: T0 + i * step });
+      const result = run([{ kind: 'command', command }], state);
+      state = result.state;
+      if (i % 2_500 === 2_499) sizes.push(JSON.stringify(state).length);
+    }
+    // The day's sends (~170) dominate; 60 days of history would be ~10,000 entries per map.
+    expect(Math.max(...sizes)).toBeLessThan(60_000);
+    expect(Math.max(...sizes) / Math.min(...sizes)).toBeLessThan(1.5);
+    expect(Object.keys(state.bulk).length).toBeLessThan(200);
+    expect(Object.keys(state.lastSend).length).toBeLessThan(10);
+    expect(Object.values(state.quality).every((buckets) => buckets.length <= 24)).toBe(true);
+    expect(state.clock).toBeGreaterThan(T0 + 59 * DAY);
+    expect(HOUR).toBe(3_600_000);
+  });
+});

@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# make bench: benchmarks against real Kafka, registry and Postgres; figures and ratios against
+# baselines measured in the same run. Reports only: exits 0 whether targets are met or missed,
+# non-zero only when the bench could not run. Brings up the infrastructure if it is not up and
+# stops it again at the end only if it started it. Traffic goes to 127.0.0.1 only.
+#
+#   BENCH_DURATION_S (20)  BENCH_WARMUP_S (5)  BENCH_CONNECTIONS (32)  BENCH_TIMEOUT_S
+#   BENCH_STACK_ENV="DELIVERY_CONCURRENCY=64 ..."  extra environment for the stack's services
+#   BENCH_ONLY=baseline|send                        run one side only
+set -Eeuo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+KAFKA_PORT="${KAFKA_PORT:-19092}"
+REGISTRY_PORT="${REGISTRY_PORT:-18081}"
+# The bench process and its children carry this marker in their environment (not exported to
+# this shell's own helpers), so leftovers can be found and stopped by pid.
+BENCH_RUN_ID="bench-$$-$(date +%s)"
+
+started_infra=0
+
+leftovers() { # pids of live processes started by this run (other than this shell)
+  local f pid
+  for f in /proc/[0-9]*/environ; do
+    pid="${f#/proc/}"; pid="${pid%/environ}"
+    if tr '\0' '\n' <"$f" 2>/dev/null | grep -qx "BENCH_RUN_ID=$BENCH_RUN_ID"; then echo "$pid"; fi
+  done
+}
+
+cleanup() {
+  local pids
+  pids="$(leftovers | tr '\n' ' ')"
+  if [[ -n "${pids// /}" ]]; then
+    echo "bench: stopping leftover processes: $pids" >&2
+    # shellcheck disable=SC2086
+    kill -TERM $pids 2>/dev/null || true
+    sleep 5
+    pids="$(leftovers | tr '\n' ' ')"
+    # shellcheck disable=SC2086
+    [[ -n "${pids// /}" ]] && kill -KILL $pids 2>/dev/null || true
+  fi
+  if (( started_infra )); then bash deploy/local/infra.sh stop all || true; fi
+}
+trap cleanup EXIT
+
+infra_up() {
+  # Ours (status) or someone else's on the same ports (e.g. another checkout's run dir).
+  bash deploy/local/infra.sh status >/dev/null 2>&1 && return 0
+  timeout 2 bash -c "exec 3<>/dev/tcp/127.0.0.1/$KAFKA_PORT" 2>/dev/null \
+    && curl -fsS -m 5 -o /dev/null "http://127.0.0.1:$REGISTRY_PORT/apis/ccompat/v7/subjects" 2>/dev/null
+}
+
+if ! infra_up; then
+  echo "== starting Kafka and the schema registry (stopped again at the end)"
+  started_infra=1
+  if ! bash deploy/local/infra.sh start all; then
+    echo "bench: the infrastructure could not be started (see above); nothing was measured" >&2
+    exit 1
+  fi
+fi
+
+status=0
+echo "== send path benchmark"
+BENCH_RUN_ID="$BENCH_RUN_ID" node --import tsx bench/run.ts || status=$?
+
+left="$(leftovers | tr '\n' ' ')"
+if [[ -n "${left// /}" ]]; then
+  echo "bench: processes still running after the bench: $left" >&2
+  ps -o pid,ppid,etime,args -p "${left// /,}" >&2 || true
+fi
+exit "$status"

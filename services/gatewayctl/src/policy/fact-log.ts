@@ -1,0 +1,43 @@
+import { randomUUID } from 'node:crypto';
+import type { GatewayConfig } from '@gw/config';
+import { EventCodec, Topics } from '@gw/events';
+import { KafkaClient } from '@gw/kafka';
+import { createLogger } from '@gw/observability';
+import type { PolicyEvent } from '@gw/policy';
+import { toFactRecord } from '@gw/policy-log';
+
+/**
+ * Appends operator facts (plan changes, overrides, suppressions, pauses…) to the customer's
+ * stream, where the policy engine folds them in order with the sends. Nothing changes a policy
+ * decision except through this log.
+ */
+export class FactLog {
+  private ready: Promise<{ kafka: KafkaClient; codec: EventCodec }> | undefined;
+
+  constructor(private readonly config: GatewayConfig) {}
+
+  private connect() {
+    this.ready ??= (async () => {
+      const topics = new Topics(this.config.topicPrefix, this.config.topicPartitions);
+      const kafka = new KafkaClient({ brokers: this.config.kafkaBrokers, clientId: 'gatewayctl', logger: createLogger('gatewayctl', process.env.GATEWAYCTL_LOG_LEVEL ?? 'fatal', true) });
+      await kafka.ensureTopics(topics.specs());
+      const codec = new EventCodec(this.config.schemaRegistryUrl, topics);
+      await codec.init(['PolicyInputRecorded']);
+      return { kafka, codec };
+    })();
+    return this.ready;
+  }
+
+  /** Resolves once the broker has acknowledged every fact: later sends are ordered after them. */
+  async append(...facts: PolicyEvent[]): Promise<{ correlation_id: string; appended: string[] }> {
+    const { kafka, codec } = await this.connect();
+    const correlationId = `op_${randomUUID()}`;
+    const records = await Promise.all(facts.map((fact) => codec.encode('PolicyInputRecorded', toFactRecord(fact, correlationId))));
+    await kafka.send(records);
+    return { correlation_id: correlationId, appended: facts.map((f) => f.type) };
+  }
+
+  async close(): Promise<void> {
+    if (this.ready) await (await this.ready).kafka.close();
+  }
+}

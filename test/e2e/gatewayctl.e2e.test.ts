@@ -1,0 +1,72 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { gatewayctl } from '../support/cli.ts';
+import { send } from '../support/http.ts';
+import { startStack, type Stack } from '../support/stack.ts';
+
+let stack: Stack;
+
+beforeAll(async () => {
+  stack = await startStack();
+});
+
+afterAll(async () => {
+  await stack?.stop();
+});
+
+describe('gatewayctl', () => {
+  it('demo --json prints a ready account whose key sends a first message', async () => {
+    const env = { ...stack.env, PUBLIC_BASE_URL: stack.apiUrl };
+    const result = await gatewayctl(env, 'demo', '--json');
+    expect(result.code, result.stderr).toBe(0);
+    const demo = JSON.parse(result.stdout);
+    expect(Object.keys(demo).sort()).toEqual(['api_key', 'base_url', 'customer_id', 'instance_id', 'instance_name']);
+    expect(demo.base_url).toBe(stack.apiUrl);
+
+    const sent = await send(demo.base_url, demo.api_key, {
+      instance_id: demo.instance_id,
+      phone: '+14155552671',
+      message: 'first send from the demo',
+      message_purpose: 'transactional',
+    });
+    expect(sent.status, JSON.stringify(sent.body)).toBe(200);
+    expect(sent.body).toMatchObject({ success: true, status: 'sent', log_id: expect.any(Number) });
+  });
+
+  it('creates a customer, an instance and a key, revokes the key, and the API honours it', async () => {
+    const env = stack.env;
+    const customer = JSON.parse((await gatewayctl(env, 'customer', 'create', '--name', 'Acme Clinic', '--json')).stdout);
+    expect(customer.customer_id).toMatch(/^cus_/);
+    const instance = JSON.parse((await gatewayctl(env, 'instance', 'create', '--customer', customer.customer_id, '--name', 'front-desk', '--json')).stdout);
+    expect(instance).toMatchObject({ instance_id: expect.stringMatching(/^ins_/), instance_name: 'front-desk' });
+    const paired = await stack.simulator.call('POST', `/sim/instances/${instance.manager_instance}/pair`);
+    expect(paired.status).toBe(200);
+    const key = JSON.parse((await gatewayctl(env, 'api-key', 'create', '--customer', customer.customer_id, '--json')).stdout);
+    expect(key.api_key).toMatch(/^gw_[0-9a-f]{16}_/);
+
+    const body = { instance_id: 'front-desk', phone: '+14155552671', message: 'cli made this', message_purpose: 'support' };
+    const noPlan = await send(stack.apiUrl, key.api_key, body);
+    expect(noPlan.status).toBe(403);
+    expect(noPlan.body.error).toBe('active_plan_required');
+    const plan = await gatewayctl(env, 'customer', 'set-plan', '--customer', customer.customer_id, '--plan', 'starter', '--json');
+    expect(JSON.parse(plan.stdout)).toMatchObject({ plan: 'starter', appended: ['PlanChanged'] });
+    const sent = await send(stack.apiUrl, key.api_key, body);
+    expect(sent.status, JSON.stringify(sent.body)).toBe(200);
+
+    const listed = JSON.parse((await gatewayctl(env, 'api-key', 'list', '--customer', customer.customer_id, '--json')).stdout);
+    expect(JSON.stringify(listed)).not.toContain(key.api_key.slice(20)); // the secret is never shown again
+    const revoked = await gatewayctl(env, 'api-key', 'revoke', key.key_id, '--json');
+    expect(revoked.code).toBe(0);
+    const refused = await send(stack.apiUrl, key.api_key, body);
+    expect(refused.status).toBe(401);
+    expect(refused.body.error).toBe('revoked_api_key');
+  });
+
+  it('reports operator mistakes in one clear line with a non-zero exit', async () => {
+    const result = await gatewayctl(stack.env, 'api-key', 'create', '--customer', 'cus_nope', '--json');
+    expect(result.code).toBe(1);
+    expect(JSON.parse(result.stdout)).toEqual({ error: 'No customer cus_nope.' });
+    const duplicate = await gatewayctl(stack.env, 'customer', 'create', '--json');
+    expect(duplicate.code).not.toBe(0);
+    expect(duplicate.stderr).not.toMatch(/\n\s+at /);
+  });
+});
