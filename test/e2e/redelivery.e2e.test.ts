@@ -122,6 +122,10 @@ describe('redelivery after a consumer is killed mid-stream', () => {
     );
     expect(await count('SELECT count(*) AS n FROM policy_log WHERE customer_id = $1', [account.customer_id])).toBe(total);
     expect(await count('SELECT count(DISTINCT command_id) AS n FROM policy_log WHERE customer_id = $1', [account.customer_id])).toBe(total);
+    // No double counting: the quota projection and the folded state count each accepted send once.
+    expect(await count("SELECT used AS n FROM quota_usage WHERE customer_id = $1 AND window_key LIKE '____-__-__'", [account.customer_id])).toBe(total);
+    const state = (await db.query('SELECT state FROM policy_state WHERE customer_id = $1', [account.customer_id])).rows[0].state;
+    expect(state.quota.day.used).toBe(total);
 
     const decisions = (await readTopic(stack.env, 'policyDecisions')).filter((e) => e.type === 'SendDecided' && e.payload.customer_id === account.customer_id);
     const perCommand = new Map<string, number>();

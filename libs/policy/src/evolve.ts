@@ -3,7 +3,7 @@ import { RETENTION } from './config/policy-config.ts';
 import type { PolicyEvent, RecipientSuppressed, SendDecided } from './events.ts';
 import { countQuality } from './quality/quality-buckets.ts';
 import { currentWindow } from './rules/quota-rule.ts';
-import { recipientKey, type CustomerPolicyState } from './state.ts';
+import { bulkShard, type CustomerPolicyState } from './state.ts';
 
 const HOUR_MS = 3_600_000;
 
@@ -89,8 +89,10 @@ function decided(state: CustomerPolicyState, event: SendDecided): CustomerPolicy
   }
   if (!accepted) return next;
 
-  const key = recipientKey(event.instanceId, event.recipient);
   const previousBucket = next.buckets[event.instanceId];
+  const sentByInstance = next.lastSend[event.instanceId] ?? {};
+  const shard = bulkShard(event.digest);
+  const digests = next.bulk[shard] ?? {};
   return {
     ...next,
     quota: {
@@ -98,8 +100,8 @@ function decided(state: CustomerPolicyState, event: SendDecided): CustomerPolicy
       month: countOne(next.quota.month, event.quotaWindows.month),
     },
     buckets: { ...next.buckets, [event.instanceId]: { tokens: event.tokensLeft ?? 0, at: Math.max(previousBucket?.at ?? event.at, event.at) } },
-    lastSend: { ...next.lastSend, [key]: Math.max(next.lastSend[key] ?? event.at, event.at) },
-    bulk: { ...next.bulk, [event.digest]: rememberRecipient(next.bulk[event.digest], event.recipient, event.at, next.clock) },
+    lastSend: { ...next.lastSend, [event.instanceId]: { ...sentByInstance, [event.recipient]: Math.max(sentByInstance[event.recipient] ?? event.at, event.at) } },
+    bulk: { ...next.bulk, [shard]: { ...digests, [event.digest]: rememberRecipient(digests[event.digest], event.recipient, event.at, next.clock) } },
   };
 }
 
@@ -128,9 +130,18 @@ function prune(state: CustomerPolicyState): CustomerPolicyState {
   const keepAfter = (retention: number) => ([, at]: [string, number]) => at > clock - retention;
 
   const bulk: CustomerPolicyState['bulk'] = {};
-  for (const [digest, seen] of Object.entries(state.bulk)) {
-    const kept = Object.entries(seen).filter(keepAfter(RETENTION.bulkMs));
-    if (kept.length > 0) bulk[digest] = Object.fromEntries(kept);
+  for (const [shard, digests] of Object.entries(state.bulk)) {
+    const keptDigests: Record<string, Record<string, number>> = {};
+    for (const [digest, seen] of Object.entries(digests)) {
+      const kept = Object.entries(seen).filter(keepAfter(RETENTION.bulkMs));
+      if (kept.length > 0) keptDigests[digest] = Object.fromEntries(kept);
+    }
+    if (Object.keys(keptDigests).length > 0) bulk[shard] = keptDigests;
+  }
+  const lastSend: CustomerPolicyState['lastSend'] = {};
+  for (const [instance, sent] of Object.entries(state.lastSend)) {
+    const kept = Object.entries(sent).filter(keepAfter(RETENTION.recipientIntervalMs));
+    if (kept.length > 0) lastSend[instance] = Object.fromEntries(kept);
   }
   const quality: CustomerPolicyState['quality'] = {};
   for (const [instance, buckets] of Object.entries(state.quality)) {
@@ -140,7 +151,7 @@ function prune(state: CustomerPolicyState): CustomerPolicyState {
   return {
     ...state,
     prunedAt: clock,
-    lastSend: Object.fromEntries(Object.entries(state.lastSend).filter(keepAfter(RETENTION.recipientIntervalMs))),
+    lastSend,
     buckets: Object.fromEntries(Object.entries(state.buckets).filter(([, b]) => b.at > clock - RETENTION.idleBucketMs)),
     bulk,
     quality,

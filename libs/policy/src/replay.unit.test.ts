@@ -91,8 +91,8 @@ describe('bounded state', () => {
     // The day's sends (~170) dominate; 60 days of history would be ~10,000 entries per map.
     expect(Math.max(...sizes)).toBeLessThan(60_000);
     expect(Math.max(...sizes) / Math.min(...sizes)).toBeLessThan(1.5);
-    expect(Object.keys(state.bulk).length).toBeLessThan(200);
-    expect(Object.keys(state.lastSend).length).toBeLessThan(10);
+    expect(Object.values(state.bulk).reduce((n, shard) => n + Object.keys(shard).length, 0)).toBeLessThan(200);
+    expect(Object.values(state.lastSend).reduce((n, sent) => n + Object.keys(sent).length, 0)).toBeLessThan(20);
     expect(Object.values(state.quality).every((buckets) => buckets.length <= 24)).toBe(true);
     expect(state.clock).toBeGreaterThan(T0 + 59 * DAY);
     expect(HOUR).toBe(3_600_000);

@@ -24,10 +24,13 @@ export interface CustomerPolicyState {
   quota: { day: { window: string; used: number }; month: { window: string; used: number } };
   /** Instance → its token bucket level at `at`. */
   buckets: Record<string, { tokens: number; at: number }>;
-  /** `${instanceId} ${recipient}` → time of the last accepted send (per-recipient interval). */
-  lastSend: Record<string, number>;
-  /** Message digest → recipient → time of the last accepted send with that body. */
-  bulk: Record<string, Record<string, number>>;
+  /** Instance → recipient → time of the last accepted send (per-recipient interval). */
+  lastSend: Record<string, Record<string, number>>;
+  /**
+   * Shard (first two hex digits of the digest) → digest → recipient → time of the last accepted
+   * send with that body. Sharded so folding one send copies a small object, not a day of digests.
+   */
+  bulk: Record<string, Record<string, Record<string, number>>>;
   /** Instance → hourly quality buckets, oldest first. */
   quality: Record<string, QualityBucket[]>;
 }
@@ -65,4 +68,9 @@ export function initialPolicyState(customerId: string): CustomerPolicyState {
   };
 }
 
-export const recipientKey = (instanceId: string, recipient: string): string => `${instanceId} ${recipient}`;
+/** The bulk-memory shard a digest lives in. */
+export const bulkShard = (digest: string): string => digest.slice(0, 2);
+
+/** Recipients that got this body, with the time of the last accepted send to each. */
+export const recipientsOfDigest = (state: CustomerPolicyState, digest: string): Record<string, number> =>
+  state.bulk[bulkShard(digest)]?.[digest] ?? {};

@@ -8,7 +8,7 @@ import { CliError, createCustomer } from './accounts/customers.ts';
 import { createDemo } from './accounts/demo.ts';
 import { createInstance } from './accounts/instances.ts';
 import { print } from './output.ts';
-import { listSuppressions, pauseInstance, resumeInstance, setLimits, setPlan, suppress, toggleModules, unsuppress } from './policy/commands.ts';
+import { allowPurposes, listSuppressions, pauseInstance, resumeInstance, setLimits, setPlan, suppress, toggleModules, unsuppress } from './policy/commands.ts';
 import { FactLog } from './policy/fact-log.ts';
 
 const config = loadConfig();
@@ -97,6 +97,16 @@ customer
   .option('--by <operator>', 'who')
   .action(action(async (opts: { customer: string; enable: string[]; disable: string[]; by?: string }) =>
     toggleModules(db(), facts, { customerId: opts.customer, enable: opts.enable as PolicyModule[], disable: opts.disable as PolicyModule[], by: opts.by })));
+
+customer
+  .command('purposes')
+  .description('limit the message purposes a customer, or one of its instances, may use')
+  .requiredOption('--customer <id>', 'customer id')
+  .requiredOption('--allow <purposes>', 'comma-separated purposes', list, [])
+  .option('--instance <id>', 'only this instance')
+  .option('--by <operator>', 'who')
+  .action(action(async (opts: { customer: string; allow: string[]; instance?: string; by?: string }) =>
+    allowPurposes(db(), facts, { customerId: opts.customer, instanceId: opts.instance, purposes: opts.allow, by: opts.by })));
 
 const suppression = program.command('suppression').description('opt-outs and manual suppression');
 suppression

@@ -1,3 +1,4 @@
+import { recipientsOfDigest } from '../state.ts';
 import type { Rule } from '../types.ts';
 import { fail, pass } from './verdict.ts';
 
@@ -16,7 +17,7 @@ export const bulkCampaign: Rule = {
     if (!plan) return pass(name);
     const { maxDistinctRecipients, windowMs } = plan.bulk;
     const since = command.occurredAt - windowMs;
-    const seen = state.bulk[digest] ?? {};
+    const seen = recipientsOfDigest(state, digest);
     const others = Object.entries(seen).filter(([recipient, at]) => recipient !== command.recipient && at > since).length;
     const distinct = others + 1;
     const details = { distinct_recipients: distinct, threshold: maxDistinctRecipients, window_ms: windowMs };

@@ -1,4 +1,4 @@
-import { normalizePhone } from '@gw/contract';
+import { isMessagePurpose, MESSAGE_PURPOSES, normalizePhone } from '@gw/contract';
 import type { Pool } from '@gw/db';
 import { PLANS, type LimitsOverridden, type PolicyModule } from '@gw/policy';
 import { CliError, requireCustomer } from '../accounts/customers.ts';
@@ -118,4 +118,12 @@ export async function resumeInstance(pool: Pool, facts: FactLog, input: { instan
   const customerId = await instanceOwner(pool, input.instanceId);
   const result = await facts.append({ type: 'InstanceResumed', customerId, at: Date.now(), instanceId: input.instanceId, reason: input.reason, by: operator(input.by) });
   return { instance_id: input.instanceId, customer_id: customerId, paused: false, ...result };
+}
+
+/** Narrows the purposes a customer (or one of its instances) may send with; an empty list allows none. */
+export async function allowPurposes(pool: Pool, facts: FactLog, input: { customerId: string; instanceId?: string; purposes: string[]; by?: string }) {
+  await requireCustomer(pool, input.customerId);
+  for (const purpose of input.purposes) if (!isMessagePurpose(purpose)) throw new CliError(`Unknown purpose ${purpose}. Purposes: ${MESSAGE_PURPOSES.join(', ')}.`);
+  const result = await facts.append({ type: 'AllowedPurposesChanged', customerId: input.customerId, at: Date.now(), instanceId: input.instanceId ?? null, purposes: input.purposes });
+  return { customer_id: input.customerId, instance_id: input.instanceId ?? null, purposes: input.purposes, ...result };
 }
