@@ -12,9 +12,11 @@ help:
 	@echo "make stop   - stop the services and the infrastructure"
 	@echo "make bench  - benchmarks (figures and ratios against baselines measured in the same run)"
 
-# Installs exactly what package-lock.json pins; skipped when node_modules is already current.
-node_modules/.install-stamp: package-lock.json package.json
-	npm ci --no-audit --no-fund
+# Installs what package-lock.json pins; skipped when node_modules is already current. (`npm install`
+# rather than `npm ci`: npm 11 writes lock files without other platforms' optional packages and
+# then refuses them in `npm ci`.)
+node_modules/.install-stamp: package-lock.json package.json $(wildcard libs/*/package.json services/*/package.json)
+	npm install --no-audit --no-fund
 	@touch $@
 
 install: node_modules/.install-stamp

@@ -5,12 +5,13 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Topics } from '@gw/events';
-import { createLogger } from '@gw/observability';
 import { demoAccount } from '../test/support/accounts.ts';
 import { baseConfig, uniqueSuffix } from '../test/support/infra.ts';
 import { send } from '../test/support/http.ts';
 import { startStack, type ServiceName, type Stack } from '../test/support/stack.ts';
+import { backlogPoller } from './lib/backlog.ts';
 import { startBaseline } from './lib/baseline.ts';
+import { benchLogger } from './lib/logger.ts';
 import { cpuSnapshot, cpuUsage, type CpuUsage } from './lib/cpu.ts';
 import { runLoad, type LoadOptions, type LoadResult, type LoadTarget } from './lib/load.ts';
 import { histogramDelta, pick, scrape, sum, type HistogramDelta, type Sample } from './lib/prom.ts';
@@ -41,9 +42,8 @@ interface Measured {
 interface ServiceMetricsSummary {
   http: HistogramDelta;
   eventsProcessed: Record<string, number>;
-  /** Highest consumer lag seen while the load ran, by service / group / topic. */
-  peakLag: Record<string, number>;
-  lagAtEnd: Record<string, number>;
+  /** Highest backlog (high watermark - committed offset) seen while the load ran, by group. */
+  peakBacklog: Record<string, number>;
   eventLoopLagP99Ms: Record<string, number>;
   serviceCpuS: Record<string, number>;
 }
@@ -73,7 +73,7 @@ async function measure(target: LoadTarget, config: SendPathConfig, during?: { st
 async function runBaseline(config: SendPathConfig): Promise<Measured> {
   const prefix = `bench.${uniqueSuffix()}.`;
   const brokers = baseConfig.kafkaBrokers;
-  const logger = createLogger('bench-baseline', 'warn');
+  const logger = benchLogger('bench-baseline');
   const baseline = await startBaseline({ brokers, logger, prefix, partitions: 6, replyTimeoutMs: config.timeoutS * 1000 });
   const stop = once(async () => {
     await baseline.stop();
@@ -107,19 +107,6 @@ async function scrapeAll(urls: Record<ServiceName, string>): Promise<Record<Serv
   return { api, policy, delivery };
 }
 
-function lagByGroup(samples: Record<ServiceName, Sample[]>, prefix: string): Record<string, number> {
-  const out: Record<string, number> = {};
-  for (const [service, list] of Object.entries(samples)) {
-    // Total over partitions: how many records the group is behind.
-    for (const s of pick(list, 'gateway_consumer_lag')) {
-      const group = (s.labels.group ?? '').replace(prefix, '').replace(/^api-replies-.*/, 'api-replies');
-      const key = `${service} ${group} <- ${(s.labels.topic ?? '').replace(prefix, '')}`;
-      out[key] = (out[key] ?? 0) + s.value;
-    }
-  }
-  return out;
-}
-
 async function runSendPath(config: SendPathConfig): Promise<{ measured: Measured; metrics: ServiceMetricsSummary; stages: StageBreakdown | null; statusSplit: Record<string, number> }> {
   console.log('bench: starting the stack (api, policy, delivery, simulator, fresh database and topics)');
   const started = Date.now();
@@ -147,14 +134,14 @@ async function runSendPath(config: SendPathConfig): Promise<{ measured: Measured
     if (probe.status !== 200) throw new Error(`the first send answered ${probe.status}: ${JSON.stringify(probe.body)}`);
 
     const urls = metricsUrls(stack);
-    const peakLag: Record<string, number> = {};
-    let polling: NodeJS.Timeout | undefined;
-    let pollDone: Promise<void> = Promise.resolve();
+    const topics = new Topics(prefix, Number(stack.env.TOPIC_PARTITIONS ?? baseConfig.topicPartitions));
+    const backlog = backlogPoller(baseConfig.kafkaBrokers, [
+      { group: topics.group('policy'), topic: topics.name('customerEvents'), label: 'policy <- customer-events' },
+      { group: topics.group('delivery'), topic: topics.name('policyDecisions'), label: 'delivery <- policy-decisions' },
+    ]);
+    let peakBacklog: Record<string, number> = {};
     let before: Record<ServiceName, Sample[]> | undefined;
     let window = { from: 0, to: 0 };
-    const poll = async () => {
-      for (const [key, lag] of Object.entries(lagByGroup(await scrapeAll(urls), prefix))) peakLag[key] = Math.max(peakLag[key] ?? 0, lag);
-    };
     const statusSplit: Record<string, number> = {};
     const measured = await measure(
       {
@@ -175,19 +162,12 @@ async function runSendPath(config: SendPathConfig): Promise<{ measured: Measured
       {
         start: async () => {
           before = await scrapeAll(urls);
+          await backlog.start();
           window = { from: Date.now(), to: 0 };
-          const tick = () => {
-            pollDone = poll().finally(() => {
-              if (polling) polling = setTimeout(tick, 2000);
-            });
-          };
-          polling = setTimeout(tick, 2000);
         },
         stop: async () => {
           window.to = Date.now();
-          clearTimeout(polling);
-          polling = undefined;
-          await pollDone;
+          peakBacklog = await backlog.stop();
         },
       },
     );
@@ -212,8 +192,7 @@ async function runSendPath(config: SendPathConfig): Promise<{ measured: Measured
     const metrics: ServiceMetricsSummary = {
       http: histogramDelta(b.api, after.api, 'gateway_http_request_duration_seconds', { route: '/api/send-message', status_code: '200' }),
       eventsProcessed,
-      peakLag,
-      lagAtEnd: lagByGroup(after, prefix),
+      peakBacklog,
       eventLoopLagP99Ms,
       serviceCpuS,
     };
@@ -221,8 +200,8 @@ async function runSendPath(config: SendPathConfig): Promise<{ measured: Measured
     try {
       stages = await stageBreakdown({
         brokers: baseConfig.kafkaBrokers,
-        topics: new Topics(prefix, Number(stack.env.TOPIC_PARTITIONS ?? baseConfig.topicPartitions)),
-        logger: createLogger('bench-stages', 'error'),
+        topics,
+        logger: benchLogger('bench-stages'),
         window,
       });
     } catch (error) {
@@ -281,9 +260,12 @@ function whatLimits(report: SendPathReport): string[] {
   const busy = cpu.machineBusyPct;
   const top = Object.entries(cpu.byComponent).slice(0, 3).map(([k, v]) => `${k} ${v}%`).join(', ');
   notes.push(`CPU: machine ${busy}% busy over ${cpu.cores} cores (${busy >= 85 ? 'saturated: CPU-bound' : 'not saturated'}); top: ${top}.`);
-  const lag = Object.entries(report.serviceMetrics?.peakLag ?? {}).sort((a, b) => b[1] - a[1])[0];
-  if (lag && lag[1] > report.config.connections / 4) notes.push(`queueing: peak consumer lag ${lag[1]} records at "${lag[0]}" (that stage falls behind).`);
-  else if (lag) notes.push(`queueing: consumer lag stayed low (peak ${lag[1]} at "${lag[0]}"): no stage built a backlog; time is spent in round trips, not queues.`);
+  const lag = Object.entries(report.serviceMetrics?.peakBacklog ?? {}).sort((a, b) => b[1] - a[1])[0];
+  if (lag && lag[1] > report.config.connections / 4) {
+    notes.push(`queueing: peak backlog ${lag[1]} records at "${lag[0]}": sends wait there for the stage's previous batch (one batch at a time per partition; one customer = one partition).`);
+  } else if (lag) {
+    notes.push(`queueing: backlog stayed low (peak ${lag[1]} at "${lag[0]}"): time is spent in round trips, not queues.`);
+  }
   const st = report.stages;
   if (st?.apiToPolicy && st.policyToDelivery) {
     const rest = load.latencyMs.mean - st.apiToPolicy.meanMs - st.policyToDelivery.meanMs;
@@ -337,8 +319,7 @@ function print(report: SendPathReport): void {
     if (st?.apiToPolicy) console.log(`stage API append -> policy decision appended: mean ${fmt(st.apiToPolicy.meanMs, 1)} ms, p50 ${fmt(st.apiToPolicy.p50Ms)} ms, p99 ${fmt(st.apiToPolicy.p99Ms)} ms (${st.apiToPolicy.count} sends)`);
     if (st?.policyToDelivery) console.log(`stage decision -> delivery outcome appended: mean ${fmt(st.policyToDelivery.meanMs, 1)} ms, p50 ${fmt(st.policyToDelivery.p50Ms)} ms, p99 ${fmt(st.policyToDelivery.p99Ms)} ms`);
     if (m) {
-      console.log(`peak consumer lag during the run (records, summed over partitions): ${JSON.stringify(m.peakLag)}`);
-      console.log(`consumer lag at the end: ${JSON.stringify(m.lagAtEnd)}`);
+      console.log(`peak backlog during the run (high watermark - committed offset, all partitions): ${JSON.stringify(m.peakBacklog)}`);
       console.log(`events processed in the window: ${JSON.stringify(m.eventsProcessed)}`);
       console.log(`event-loop lag p99 (ms) at the end: ${JSON.stringify(m.eventLoopLagP99Ms)}; service CPU seconds in the window: ${JSON.stringify(m.serviceCpuS)}`);
     }

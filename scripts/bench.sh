@@ -22,7 +22,7 @@ leftovers() { # pids of live processes started by this run (other than this shel
   local f pid
   for f in /proc/[0-9]*/environ; do
     pid="${f#/proc/}"; pid="${pid%/environ}"
-    if tr '\0' '\n' <"$f" 2>/dev/null | grep -qx "BENCH_RUN_ID=$BENCH_RUN_ID"; then echo "$pid"; fi
+    if { tr '\0' '\n' <"$f"; } 2>/dev/null | grep -qx "BENCH_RUN_ID=$BENCH_RUN_ID"; then echo "$pid"; fi
   done
 }
 

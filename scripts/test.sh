@@ -42,7 +42,7 @@ node -e '
   let passed = 0, failed = 0;
   for (const f of fs.readdirSync(process.argv[1])) {
     const r = JSON.parse(fs.readFileSync(process.argv[1] + "/" + f, "utf8"));
-    passed += r.numPassedTests; failed += r.numFailedTests + (r.numRuntimeErrorTestSuites ?? 0);
+    passed += r.numPassedTests; failed += r.numFailedTests + (r.numFailedTestSuites ?? 0) + (r.numRuntimeErrorTestSuites ?? 0);
   }
   console.log(`tests: ${passed} passed, ${failed} failed`);
 ' "$RESULTS"

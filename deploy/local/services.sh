@@ -28,7 +28,7 @@ alive() { [[ -f "$1" ]] && kill -0 "$(cat "$1")" 2>/dev/null; }
 
 start_one() {
   local name="$1" entry="$2" ready="$3" pid="$RUN_DIR/$1.pid" log="$RUN_DIR/$1.log"
-  if alive "$pid" && curl -fsS -o /dev/null --max-time 2 "$ready"; then
+  if alive "$pid" && curl -fs -o /dev/null --max-time 2 "$ready"; then
     echo "$name: already running (pid $(cat "$pid"))"
     return 0
   fi
@@ -36,9 +36,15 @@ start_one() {
     kill "$(cat "$pid")" 2>/dev/null || true
     rm -f "$pid"
   fi
-  (cd "$REPO_ROOT" && nohup node --import tsx "$entry" >>"$log" 2>&1 & echo $! >"$pid")
+  # The service itself is the background job (no shell in between): its pid is the one we stop,
+  # and it holds none of the caller's file descriptors.
+  (
+    cd "$REPO_ROOT"
+    nohup node --import tsx "$entry" >>"$log" 2>&1 </dev/null &
+    echo $! >"$pid"
+  )
   local waited=0
-  until curl -fsS -o /dev/null --max-time 2 "$ready"; do
+  until curl -fs -o /dev/null --max-time 2 "$ready"; do
     if ! alive "$pid"; then
       echo "$name: exited during start. Last log lines ($log):" >&2
       tail -n 30 "$log" >&2

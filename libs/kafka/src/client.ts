@@ -1,6 +1,6 @@
-import { Kafka, logLevel as KafkaLogLevel, CompressionTypes, type Producer, type Consumer, type KafkaMessage, type LogEntry } from 'kafkajs';
+import { Kafka, logLevel as KafkaLogLevel, CompressionTypes, type Producer, type Consumer, type LogEntry } from 'kafkajs';
 import type { Logger } from 'pino';
-import { decodeHeaders } from './headers.ts';
+import { toConsumed } from './headers.ts';
 import { GroupCommit } from './group-commit.ts';
 import type {
   ConsumedRecord,
@@ -35,18 +35,6 @@ export interface TransformOptions {
   transform: TransformBatch;
   partitionsConsumedConcurrently?: number;
   onLag?: LagObserver;
-}
-
-function toConsumed(topic: string, partition: number, message: KafkaMessage): ConsumedRecord {
-  return {
-    topic,
-    partition,
-    offset: message.offset,
-    key: message.key ? message.key.toString('utf8') : null,
-    value: message.value,
-    headers: decodeHeaders(message.headers),
-    timestamp: message.timestamp,
-  };
 }
 
 function toMessages(records: OutgoingRecord[]) {

@@ -1,4 +1,5 @@
-import type { IHeaders } from 'kafkajs';
+import type { IHeaders, KafkaMessage } from 'kafkajs';
+import type { ConsumedRecord } from './types.ts';
 
 export function decodeHeaders(headers: IHeaders | undefined): Record<string, string> {
   const out: Record<string, string> = {};
@@ -10,3 +11,17 @@ export function decodeHeaders(headers: IHeaders | undefined): Record<string, str
   }
   return out;
 }
+
+/** The broker-neutral shape of a fetched message. */
+export function toConsumed(topic: string, partition: number, message: KafkaMessage): ConsumedRecord {
+  return {
+    topic,
+    partition,
+    offset: message.offset,
+    key: message.key ? message.key.toString('utf8') : null,
+    value: message.value,
+    headers: decodeHeaders(message.headers),
+    timestamp: message.timestamp,
+  };
+}
+

@@ -2,3 +2,5 @@ export { GENESIS_HASH, canonicalJson, chainedFields, entryHash } from './chain.t
 export { toFactRecord, fromFactRecord } from './facts.ts';
 export { toDecidedEvent, toSendCommand } from './decided-event.ts';
 export { engineStep, type StepResult } from './engine-step.ts';
+export { insertEntries, storedCopy } from './store.ts';
+export { project } from './projections.ts';

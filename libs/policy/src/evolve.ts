@@ -3,7 +3,8 @@ import { RETENTION } from './config/policy-config.ts';
 import type { PolicyEvent, RecipientSuppressed, SendDecided } from './events.ts';
 import { countQuality } from './quality/quality-buckets.ts';
 import { currentWindow } from './rules/quota-rule.ts';
-import { bulkShard, type CustomerPolicyState } from './state.ts';
+import type { CustomerPolicyState } from './state.ts';
+import { rememberSend, shortDigest } from './time/recent-sends.ts';
 
 const HOUR_MS = 3_600_000;
 
@@ -90,9 +91,6 @@ function decided(state: CustomerPolicyState, event: SendDecided): CustomerPolicy
   if (!accepted) return next;
 
   const previousBucket = next.buckets[event.instanceId];
-  const sentByInstance = next.lastSend[event.instanceId] ?? {};
-  const shard = bulkShard(event.digest);
-  const digests = next.bulk[shard] ?? {};
   return {
     ...next,
     quota: {
@@ -100,24 +98,13 @@ function decided(state: CustomerPolicyState, event: SendDecided): CustomerPolicy
       month: countOne(next.quota.month, event.quotaWindows.month),
     },
     buckets: { ...next.buckets, [event.instanceId]: { tokens: event.tokensLeft ?? 0, at: Math.max(previousBucket?.at ?? event.at, event.at) } },
-    lastSend: { ...next.lastSend, [event.instanceId]: { ...sentByInstance, [event.recipient]: Math.max(sentByInstance[event.recipient] ?? event.at, event.at) } },
-    bulk: { ...next.bulk, [shard]: { ...digests, [event.digest]: rememberRecipient(digests[event.digest], event.recipient, event.at, next.clock) } },
+    recent: rememberSend(next.recent, { at: event.at, instanceId: event.instanceId, recipient: event.recipient, digest: shortDigest(event.digest) }, next.clock),
   };
 }
 
 function countOne(counter: { window: string; used: number }, window: string): { window: string; used: number } {
   const current = currentWindow(counter, window);
   return { window: current.window, used: current.used + 1 };
-}
-
-/** Adds the recipient to a digest's memory, forgetting what is past retention and the oldest beyond the cap. */
-function rememberRecipient(seen: Record<string, number> | undefined, recipient: string, at: number, clock: number): Record<string, number> {
-  const entries = Object.entries({ ...seen, [recipient]: Math.max(seen?.[recipient] ?? at, at) }).filter(([, t]) => t > clock - RETENTION.bulkMs);
-  if (entries.length > RETENTION.bulkRecipientsPerDigest) {
-    entries.sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1));
-    entries.length = RETENTION.bulkRecipientsPerDigest;
-  }
-  return Object.fromEntries(entries);
 }
 
 /**
@@ -127,22 +114,6 @@ function rememberRecipient(seen: Record<string, number> | undefined, recipient: 
 function prune(state: CustomerPolicyState): CustomerPolicyState {
   const clock = state.clock;
   if (clock - state.prunedAt < HOUR_MS) return state;
-  const keepAfter = (retention: number) => ([, at]: [string, number]) => at > clock - retention;
-
-  const bulk: CustomerPolicyState['bulk'] = {};
-  for (const [shard, digests] of Object.entries(state.bulk)) {
-    const keptDigests: Record<string, Record<string, number>> = {};
-    for (const [digest, seen] of Object.entries(digests)) {
-      const kept = Object.entries(seen).filter(keepAfter(RETENTION.bulkMs));
-      if (kept.length > 0) keptDigests[digest] = Object.fromEntries(kept);
-    }
-    if (Object.keys(keptDigests).length > 0) bulk[shard] = keptDigests;
-  }
-  const lastSend: CustomerPolicyState['lastSend'] = {};
-  for (const [instance, sent] of Object.entries(state.lastSend)) {
-    const kept = Object.entries(sent).filter(keepAfter(RETENTION.recipientIntervalMs));
-    if (kept.length > 0) lastSend[instance] = Object.fromEntries(kept);
-  }
   const quality: CustomerPolicyState['quality'] = {};
   for (const [instance, buckets] of Object.entries(state.quality)) {
     const kept = buckets.filter((b) => b.hour > clock - RETENTION.qualityHours * HOUR_MS);
@@ -151,9 +122,8 @@ function prune(state: CustomerPolicyState): CustomerPolicyState {
   return {
     ...state,
     prunedAt: clock,
-    lastSend,
+    recent: state.recent.filter((h) => h.hour + HOUR_MS > clock - RETENTION.bulkMs),
     buckets: Object.fromEntries(Object.entries(state.buckets).filter(([, b]) => b.at > clock - RETENTION.idleBucketMs)),
-    bulk,
     quality,
   };
 }

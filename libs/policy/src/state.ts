@@ -1,4 +1,5 @@
 import type { LimitsOverridden, PolicyModule, QualitySignal, SuppressionSource } from './events.ts';
+import type { RecentSendsHour } from './time/recent-sends.ts';
 
 /**
  * The fold of one customer's policy events. Plain JSON only (no Map, Set or Date) so the service
@@ -6,6 +7,8 @@ import type { LimitsOverridden, PolicyModule, QualitySignal, SuppressionSource }
  * size is bounded by the customer's configuration and traffic of the last day, never by history.
  */
 export interface CustomerPolicyState {
+  /** Shape version of this JSON (STATE_VERSION); a snapshot of another shape goes through upgradeState. */
+  stateVersion: number;
   customerId: string;
   registeredAt: number | null;
   /** Highest event time seen: the watermark windows are pruned against (never moves back). */
@@ -24,13 +27,8 @@ export interface CustomerPolicyState {
   quota: { day: { window: string; used: number }; month: { window: string; used: number } };
   /** Instance → its token bucket level at `at`. */
   buckets: Record<string, { tokens: number; at: number }>;
-  /** Instance → recipient → time of the last accepted send (per-recipient interval). */
-  lastSend: Record<string, Record<string, number>>;
-  /**
-   * Shard (first two hex digits of the digest) → digest → recipient → time of the last accepted
-   * send with that body. Sharded so folding one send copies a small object, not a day of digests.
-   */
-  bulk: Record<string, Record<string, Record<string, number>>>;
+  /** Accepted sends of the last RETENTION.bulkMs, by hour: per-recipient interval and bulk detection. */
+  recent: RecentSendsHour[];
   /** Instance → hourly quality buckets, oldest first. */
   quality: Record<string, QualityBucket[]>;
 }
@@ -47,9 +45,13 @@ export interface QualityBucket {
   failed: number;
 }
 
+/** Bumped whenever the shape of CustomerPolicyState changes (stored snapshots carry it). */
+export const STATE_VERSION = 2;
+
 /** The state of a customer nobody has told the engine anything about. */
 export function initialPolicyState(customerId: string): CustomerPolicyState {
   return {
+    stateVersion: STATE_VERSION,
     customerId,
     registeredAt: null,
     clock: 0,
@@ -62,15 +64,22 @@ export function initialPolicyState(customerId: string): CustomerPolicyState {
     paused: {},
     quota: { day: { window: '', used: 0 }, month: { window: '', used: 0 } },
     buckets: {},
-    lastSend: {},
-    bulk: {},
+    recent: [],
     quality: {},
   };
 }
 
-/** The bulk-memory shard a digest lives in. */
-export const bulkShard = (digest: string): string => digest.slice(0, 2);
 
-/** Recipients that got this body, with the time of the last accepted send to each. */
-export const recipientsOfDigest = (state: CustomerPolicyState, digest: string): Record<string, number> =>
-  state.bulk[bulkShard(digest)]?.[digest] ?? {};
+/**
+ * Brings a stored snapshot to the current shape. Version 1 (no stateVersion) kept `lastSend` and
+ * `bulk` maps; they are dropped and the send memory starts empty, which forgets at most a day of
+ * bulk and interval history. Anything unrecognisable returns null: rebuild it with replay(log).
+ */
+export function upgradeState(snapshot: unknown): CustomerPolicyState | null {
+  if (typeof snapshot !== 'object' || snapshot === null || typeof (snapshot as { customerId?: unknown }).customerId !== 'string') return null;
+  const raw = snapshot as Partial<CustomerPolicyState> & { lastSend?: unknown; bulk?: unknown; customerId: string };
+  if (raw.stateVersion === STATE_VERSION) return raw as CustomerPolicyState;
+  if (raw.stateVersion !== undefined) return null;
+  const { lastSend: _lastSend, bulk: _bulk, ...rest } = raw;
+  return { ...initialPolicyState(raw.customerId), ...rest, stateVersion: STATE_VERSION, recent: [] };
+}

@@ -7,6 +7,7 @@ import { createApiKey, listApiKeys, revokeApiKey } from './accounts/api-keys.ts'
 import { CliError, createCustomer } from './accounts/customers.ts';
 import { createDemo } from './accounts/demo.ts';
 import { createInstance } from './accounts/instances.ts';
+import { registerComplianceCommands } from './compliance/index.ts';
 import { print } from './output.ts';
 import { allowPurposes, listSuppressions, pauseInstance, resumeInstance, setLimits, setPlan, suppress, toggleModules, unsuppress } from './policy/commands.ts';
 import { FactLog } from './policy/fact-log.ts';
@@ -178,5 +179,7 @@ program
   .description('create a demo customer (Growth plan) with a connected simulator instance and an API key')
   .action(action(async () =>
     createDemo(db(), box(), facts, { baseUrl: config.api.publicBaseUrl, simulatorUrl: config.simulator.url, simulatorKey: config.simulator.globalApiKey })));
+
+registerComplianceCommands(program, { config });
 
 await program.parseAsync(process.argv);

@@ -35,13 +35,12 @@ export interface PolicyConfig {
  * can be snapshotted), not policy: configured windows must fit inside them (validatePolicyConfig).
  */
 export const RETENTION = {
+  /** Accepted sends are remembered this long (bulk windows and recipient intervals must fit). */
   bulkMs: 24 * 3_600_000,
   recipientIntervalMs: 10 * 60_000,
   qualityHours: 24,
   /** An idle bucket is dropped after this long; a missing bucket counts as full. */
   idleBucketMs: 24 * 3_600_000,
-  /** Most distinct recipients remembered per message digest (the newest win). */
-  bulkRecipientsPerDigest: 1_000,
 } as const;
 
 export const DEFAULT_POLICY_CONFIG: PolicyConfig = {
@@ -72,7 +71,7 @@ export function validatePolicyConfig(config: PolicyConfig): string[] {
   }
   for (const plan of Object.values(config.plans)) {
     if (plan.bulk.windowMs > RETENTION.bulkMs) problems.push(`${plan.id}: bulk.windowMs exceeds ${RETENTION.bulkMs}`);
-    if (plan.bulk.maxDistinctRecipients >= RETENTION.bulkRecipientsPerDigest) problems.push(`${plan.id}: bulk.maxDistinctRecipients too large`);
+    if (plan.bulk.maxDistinctRecipients < 1) problems.push(`${plan.id}: bulk.maxDistinctRecipients must be at least 1`);
     if (plan.velocity.recipientMinIntervalMs > RETENTION.recipientIntervalMs) problems.push(`${plan.id}: recipientMinIntervalMs exceeds ${RETENTION.recipientIntervalMs}`);
     if (plan.velocity.burst < 1 || plan.velocity.refillPerMinute <= 0) problems.push(`${plan.id}: velocity must allow sending`);
     if (plan.dailyLimit > plan.monthlyLimit) problems.push(`${plan.id}: dailyLimit exceeds monthlyLimit`);

@@ -1,4 +1,4 @@
-import { recipientsOfDigest } from '../state.ts';
+import { otherRecipientsOf } from '../time/recent-sends.ts';
 import type { Rule } from '../types.ts';
 import { fail, pass } from './verdict.ts';
 
@@ -17,9 +17,7 @@ export const bulkCampaign: Rule = {
     if (!plan) return pass(name);
     const { maxDistinctRecipients, windowMs } = plan.bulk;
     const since = command.occurredAt - windowMs;
-    const seen = recipientsOfDigest(state, digest);
-    const others = Object.entries(seen).filter(([recipient, at]) => recipient !== command.recipient && at > since).length;
-    const distinct = others + 1;
+    const distinct = otherRecipientsOf(state.recent, digest, since, command.recipient) + 1;
     const details = { distinct_recipients: distinct, threshold: maxDistinctRecipients, window_ms: windowMs };
     return distinct <= maxDistinctRecipients
       ? pass(name, details)

@@ -1,5 +1,5 @@
 import type { PoolClient } from '@gw/db';
-import { initialPolicyState, type CustomerPolicyState } from '@gw/policy';
+import { initialPolicyState, upgradeState, type CustomerPolicyState } from '@gw/policy';
 import { GENESIS_HASH } from '@gw/policy-log';
 
 /** Customer states read once per batch and written back once, all inside the batch transaction. */
@@ -13,7 +13,12 @@ export class StateCache {
     const cached = this.states.get(customerId);
     if (cached) return cached;
     const result = await this.client.query<{ state: CustomerPolicyState }>('SELECT state FROM policy_state WHERE customer_id = $1', [customerId]);
-    const state = result.rows[0]?.state ?? initialPolicyState(customerId);
+    const stored = result.rows[0]?.state;
+    const state = stored === undefined ? initialPolicyState(customerId) : upgradeState(stored);
+    if (!state) {
+      // A snapshot too old to upgrade: deciding on a guess would break determinism, so stop here.
+      throw new Error(`policy state of ${customerId} has an unknown shape; run "gatewayctl projections rebuild"`);
+    }
     this.states.set(customerId, state);
     return state;
   }

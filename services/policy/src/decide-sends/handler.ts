@@ -2,11 +2,10 @@ import { withTransaction } from '@gw/db';
 import type { AnyEvent, SendDecided } from '@gw/events';
 import type { OutgoingRecord, TransformBatch } from '@gw/kafka';
 import { POLICY_VERSION, type PolicyEvent } from '@gw/policy';
-import { engineStep, entryHash, toDecidedEvent, toFactRecord } from '@gw/policy-log';
+import { engineStep, entryHash, insertEntries, project, toDecidedEvent, toFactRecord } from '@gw/policy-log';
 import type { Runtime } from '@gw/runtime';
 import { appliedOffset, chainHead, saveAppliedOffset, saveChainHead, StateCache } from './engine-store.ts';
-import { findDecision, insertDecision, nextLogId } from './policy-log-store.ts';
-import { project } from './projections.ts';
+import { findDecision, nextLogId } from './policy-log-store.ts';
 
 type Output = { type: 'SendDecided'; payload: SendDecided } | { type: 'PolicyEventEmitted'; event: PolicyEvent; correlationId: string };
 
@@ -69,7 +68,7 @@ export function decideSends(runtime: Runtime): TransformBatch {
           entry.entry_hash = entryHash(head, entry);
           head = entry.entry_hash;
           lastLogId = entry.log_id;
-          await insertDecision(client, entry);
+          await insertEntries(client, [entry]);
           out.push({ type: 'SendDecided', payload: entry });
           metrics.eventsProcessed.inc({ group, topic: 'send-requested', outcome: entry.decision });
           logger.info({ correlation_id: entry.correlation_id, log_id: entry.log_id, decision: entry.decision, error_code: entry.error_code }, 'send decided');

@@ -1,0 +1,23 @@
+import type { GatewayConfig } from '@gw/config';
+import { createPool, type Pool } from '@gw/db';
+import { EventCodec, Topics } from '@gw/events';
+import { KafkaInspector } from '@gw/kafka';
+
+/** What the compliance functions need: Postgres, Kafka, the codec and topic names. */
+export interface ComplianceDeps {
+  pool: Pool;
+  kafka: KafkaInspector;
+  codec: EventCodec;
+  topics: Topics;
+}
+
+export function complianceDeps(config: GatewayConfig, pool?: Pool): ComplianceDeps {
+  const topics = new Topics(config.topicPrefix, config.topicPartitions);
+  return {
+    pool: pool ?? createPool(config.databaseUrl, 3),
+    kafka: new KafkaInspector(config.kafkaBrokers, config.topicPrefix),
+    // Decoding needs no registration: schemas are fetched by the id in each record.
+    codec: new EventCodec(config.schemaRegistryUrl, topics),
+    topics,
+  };
+}

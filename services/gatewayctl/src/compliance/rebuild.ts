@@ -1,0 +1,202 @@
+import { withTransaction, type PoolClient } from '@gw/db';
+import type { AnyEvent, SendDecided } from '@gw/events';
+import { canonicalJson, insertEntries, project } from '@gw/policy-log';
+import type { ComplianceDeps } from './context.ts';
+import { digestOf } from './entries.ts';
+import type { PartitionRange } from '@gw/kafka';
+import type { ProgressCallback } from './progress.ts';
+import { Replayer, replayFields } from './replay.ts';
+
+export class RebuildRefused extends Error {}
+
+export interface RebuildOptions {
+  /** Rebuild even when the policy consumer group has active members. */
+  force?: boolean;
+  onProgress?: ProgressCallback;
+  /** One line per finished phase (for a log or a non-terminal stderr). */
+  onPhase?: (line: string) => void;
+}
+
+export interface RebuildReport {
+  rebuilt: true;
+  policy_log: number;
+  policy_state: number;
+  policy_offsets: Array<{ partition: number; next_offset: number }>;
+  policy_chain: number;
+  suppressions: number;
+  quota_usage: number;
+  log_id_sequence: number | null;
+  customer_events: number;
+  decision_records: number;
+  /** Records on the decisions topic that repeat a log_id with different content (the first is kept). */
+  kafka_conflicts: number;
+  /** Decisions whose replay differs from the recorded entry (the recorded entry is kept; the state follows the replay). */
+  replay_divergences: number;
+  /** Partitions the fold stopped in, at the first command without a recorded decision (left for the consumer). */
+  stopped: Array<{ partition: number; offset: number; command_id: string }>;
+  elapsed_ms: number;
+}
+
+export const REBUILT_TABLES = ['policy_state', 'policy_offsets', 'policy_chain', 'policy_log', 'suppressions', 'quota_usage'] as const;
+
+const total = (ends: Map<number, PartitionRange>) => [...ends.values()].reduce((n, r) => n + Number(r.end - r.low), 0);
+
+
+/**
+ * Rebuilds the policy consumer's projections from Kafka, from zero, in one Postgres transaction:
+ * policy_log from the recorded SendDecided records (ids, hashes and event ids kept), states and
+ * the suppression/quota tables by folding customer-events through engineStep as the consumer
+ * does, policy_offsets and policy_chain from where that fold ended, and the log_id sequence set
+ * past the highest log_id. Deliveries are not touched.
+ *
+ * Each partition is folded to its end, or up to its first command that has no recorded decision:
+ * that command and everything after it are left to the consumer, exactly as if it had stopped there.
+ */
+export async function rebuildProjections(deps: ComplianceDeps, options: RebuildOptions = {}): Promise<RebuildReport> {
+  const started = Date.now();
+  const { pool, kafka, codec, topics } = deps;
+  const progress = options.onProgress ?? (() => undefined);
+  const phase = options.onPhase ?? (() => undefined);
+
+  const group = topics.group('policy');
+  const { members, state } = await kafka.groupMembers(group);
+  if (members.length > 0 && !options.force) {
+    throw new RebuildRefused(
+      `The policy consumer group ${group} has ${members.length} active member(s) (${state}: ${members.map((m) => `${m.clientId}@${m.clientHost}`).join(', ')}). ` +
+        'Stop the policy service first, or pass --force.',
+    );
+  }
+
+  const decisionsTopic = topics.name('policyDecisions');
+  const customerTopic = topics.name('customerEvents');
+  const decisionEnds = await kafka.endOffsets(decisionsTopic);
+  const customerEnds = await kafka.endOffsets(customerTopic);
+
+  return withTransaction(pool, async (client) => {
+    await client.query(`TRUNCATE ${REBUILT_TABLES.join(', ')}`);
+
+    // 1. policy_log from the decisions topic.
+    const kept = new Map<number, string>(); // log_id → digest of the kept record
+    const decided = new Map<string, string>(); // command id → replay fields of its recorded decision
+    const heads = new Map<number, { log_id: number; entry_hash: string }>();
+    let conflicts = 0;
+    let decisionRecords = 0;
+    let inserted = 0;
+    let maxLogId = 0;
+    const decisionsTotal = total(decisionEnds);
+    await kafka.readToEnd(decisionsTopic, {
+      ends: decisionEnds,
+      onBatch: async (records) => {
+        const fresh: SendDecided[] = [];
+        for (const record of records) {
+          decisionRecords++;
+          const event = await codec.decode(record).catch(() => null);
+          if (!event || event.type !== 'SendDecided') continue;
+          const entry = event.payload;
+          const digest = digestOf(entry);
+          const seen = kept.get(entry.log_id);
+          if (seen !== undefined) {
+            if (seen !== digest) conflicts++;
+            continue;
+          }
+          if (decided.has(entry.correlation_id)) {
+            conflicts++;
+            continue;
+          }
+          kept.set(entry.log_id, digest);
+          decided.set(entry.correlation_id, canonicalJson(replayFields(entry)));
+          const head = heads.get(entry.partition_chain);
+          if (!head || entry.log_id > head.log_id) heads.set(entry.partition_chain, { log_id: entry.log_id, entry_hash: entry.entry_hash });
+          if (entry.log_id > maxLogId) maxLogId = entry.log_id;
+          fresh.push(entry);
+        }
+        for (let i = 0; i < fresh.length; i += 500) inserted += await insertEntries(client, fresh.slice(i, i + 500));
+        progress({ phase: 'decisions', done: decisionRecords, total: decisionsTotal });
+      },
+    });
+    phase(`policy_log: ${inserted} entries from ${decisionRecords} decision records (${conflicts} conflicting records ignored)`);
+
+    // 2. Fold customer-events as the consumer does.
+    const replayer = new Replayer();
+    const next = new Map<number, bigint>();
+    const stopped = new Map<number, { offset: bigint; command_id: string }>();
+    let customerEvents = 0;
+    let divergences = 0;
+    const customerTotal = total(customerEnds);
+    await kafka.readToEnd(customerTopic, {
+      ends: customerEnds,
+      onBatch: async (records, partition) => {
+        for (const record of records) {
+          customerEvents++;
+          if (stopped.has(partition)) continue;
+          const offset = BigInt(record.offset);
+          let event: AnyEvent | null;
+          try {
+            event = await codec.decode(record);
+          } catch {
+            event = null; // skipped, as the consumer skips it
+          }
+          if (event?.type === 'SendRequested' && !replayer.isDecided(event.payload.correlation_id) && !decided.has(event.payload.correlation_id)) {
+            stopped.set(partition, { offset, command_id: event.payload.correlation_id });
+            continue;
+          }
+          next.set(partition, offset + 1n);
+          if (!event) continue;
+          const step = replayer.step(event, partition);
+          if (step.kind === 'error') throw new Error(`the engine failed on ${event.type} ${partition}@${record.offset}: ${step.error}`);
+          if (step.kind !== 'folded' && step.kind !== 'decided') continue;
+          for (const folded of step.folded) await project(client, folded);
+          if (step.kind === 'decided' && decided.get(step.expected.correlation_id) !== canonicalJson(replayFields(step.expected))) divergences++;
+        }
+        progress({ phase: 'customer events', done: customerEvents, total: customerTotal });
+      },
+    });
+    for (const [partition, stop] of stopped) next.set(partition, stop.offset);
+    phase(`folded ${customerEvents} customer events for ${replayer.states.size} customers (${divergences} replay divergences)`);
+
+    // 3. States, offsets, chain heads, sequence.
+    const states = [...replayer.states.entries()];
+    for (let i = 0; i < states.length; i += 500) {
+      const slice = states.slice(i, i + 500);
+      await client.query(
+        `INSERT INTO policy_state (customer_id, state, updated_at) VALUES ${slice.map((_, j) => `($${j * 2 + 1}, $${j * 2 + 2}, now())`).join(',')}`,
+        slice.flatMap(([customerId, state]) => [customerId, JSON.stringify(state)]),
+      );
+    }
+    const offsets = [...next.entries()].filter(([, offset]) => offset > 0n).sort((a, b) => a[0] - b[0]);
+    for (const [partition, offset] of offsets) {
+      await client.query('INSERT INTO policy_offsets (topic, partition, next_offset) VALUES ($1, $2, $3)', [customerTopic, partition, offset.toString()]);
+    }
+    for (const [partition, head] of heads) {
+      await client.query('INSERT INTO policy_chain (partition, head_hash, last_log_id) VALUES ($1, $2, $3)', [partition, head.entry_hash, head.log_id]);
+    }
+    let sequence: number | null = null;
+    if (maxLogId > 0) {
+      // Never backwards: ids handed out by aborted transactions are not reused either.
+      const result = await client.query<{ v: number }>(
+        `SELECT setval('policy_log_log_id_seq', GREATEST((SELECT last_value FROM policy_log_log_id_seq), $1::bigint), true) AS v`,
+        [maxLogId],
+      );
+      sequence = Number(result.rows[0]!.v);
+    }
+    const count = async (table: string) => Number((await client.query<{ n: string }>(`SELECT count(*) AS n FROM ${table}`)).rows[0]!.n);
+    const report: RebuildReport = {
+      rebuilt: true,
+      policy_log: inserted,
+      policy_state: states.length,
+      policy_offsets: offsets.map(([partition, offset]) => ({ partition, next_offset: Number(offset) })),
+      policy_chain: heads.size,
+      suppressions: await count('suppressions'),
+      quota_usage: await count('quota_usage'),
+      log_id_sequence: sequence,
+      customer_events: customerEvents,
+      decision_records: decisionRecords,
+      kafka_conflicts: conflicts,
+      replay_divergences: divergences,
+      stopped: [...stopped.entries()].map(([partition, s]) => ({ partition, offset: Number(s.offset), command_id: s.command_id })),
+      elapsed_ms: Date.now() - started,
+    };
+    phase(`committed in ${(report.elapsed_ms / 1000).toFixed(2)} s`);
+    return report;
+  });
+}

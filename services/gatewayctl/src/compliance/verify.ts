@@ -1,0 +1,374 @@
+import type { AnyEvent, SendDecided } from '@gw/events';
+import { canonicalJson, entryHash, GENESIS_HASH } from '@gw/policy-log';
+import type { ComplianceDeps } from './context.ts';
+import { comparable, cursor, differingFields, digestOf, entryFromColumns, readSnapshot, ROW_COLUMNS, type PolicyLogRow } from './entries.ts';
+import type { PartitionRange } from '@gw/kafka';
+import type { ProgressCallback } from './progress.ts';
+import { Replayer, replayFields } from './replay.ts';
+
+export type CheckName =
+  | 'db_chain' // prev_hash is not the previous row's entry_hash in its partition chain
+  | 'db_hash' // entry_hash does not match the row's columns
+  | 'db_event' // the stored decision_event disagrees with the row's columns
+  | 'db_chain_head' // policy_chain does not point at the last row of the chain
+  | 'kafka_conflict' // two records for one log_id with different content
+  | 'kafka_chain' // chain break among the records on the decisions topic
+  | 'kafka_hash' // a record's entry_hash does not match its content
+  | 'kafka_vs_db' // the record on Kafka and the Postgres row differ
+  | 'db_missing' // on Kafka, not in Postgres
+  | 'kafka_missing' // in Postgres, not on Kafka (for a command the consumer has committed)
+  | 'replay' // re-running the decider gives a different entry
+  | 'replay_missing' // a processed command with no recorded decision
+  | 'replay_orphan' // a recorded decision with no command on customer-events
+  | 'replay_error' // the engine threw on the record
+  | 'undecodable'; // a decisions record that cannot be decoded
+
+export interface Divergence {
+  log_id: number | null;
+  check: CheckName;
+  detail: string;
+}
+
+export interface VerifyOptions {
+  customerId?: string;
+  onProgress?: ProgressCallback;
+  /** Divergences kept in the report (all are counted). */
+  maxDivergences?: number;
+}
+
+export interface VerifyReport {
+  ok: boolean;
+  customer_id: string | null;
+  divergence_count: number;
+  divergences: Divergence[];
+  counts: {
+    db_rows: number;
+    db_chains: number;
+    kafka_decisions: number;
+    kafka_duplicates: number;
+    customer_events: number;
+    decisions_replayed: number;
+    duplicate_commands: number;
+    /** Commands past the policy consumer's committed offset: not decided yet, not checked. */
+    pending_commands: number;
+    undecodable_customer_events: number;
+  };
+  /** Every row and record read: Postgres rows + decision records + customer events. */
+  events: number;
+  elapsed_ms: number;
+  events_per_second: number;
+}
+
+interface KafkaEntry {
+  digest: string;
+  compare: string;
+  partition_chain: number;
+  prev_hash: string;
+  entry_hash: string;
+  correlation_id: string;
+  customer_id: string;
+  offset: string;
+  partition: number;
+}
+
+interface Recorded {
+  log_id: number;
+  decision: string;
+  error_code: string | null;
+  rules: string;
+  replay: string;
+  seen: boolean;
+}
+
+function diffKeys(a: Record<string, unknown>, b: Record<string, unknown>): string[] {
+  return [...new Set([...Object.keys(a), ...Object.keys(b)])].filter((k) => canonicalJson(a[k]) !== canonicalJson(b[k]));
+}
+
+const rulesOf = (entry: SendDecided) => entry.reasons.map((r) => `${r.rule}:${r.outcome}`).join(',');
+const total = (ends: Map<number, PartitionRange>) => [...ends.values()].reduce((n, r) => n + Number(r.end - r.low), 0);
+
+/**
+ * Verifies the policy log three ways: the hash chain and content of the Postgres projection, the
+ * same over the decisions topic (and that both copies agree), and a re-run of the decider over the
+ * customer streams compared with what was recorded. Safe to run while the gateway runs: commands
+ * the policy consumer has not committed yet are counted as pending, not as divergences.
+ */
+export async function verifyPolicyLog(deps: ComplianceDeps, options: VerifyOptions = {}): Promise<VerifyReport> {
+  const started = Date.now();
+  const { pool, kafka, codec, topics } = deps;
+  const customerId = options.customerId;
+  const max = options.maxDivergences ?? 10_000;
+  const divergences: Divergence[] = [];
+  let divergenceCount = 0;
+  const report = (log_id: number | null, check: CheckName, detail: string) => {
+    divergenceCount++;
+    if (divergences.length < max) divergences.push({ log_id, check, detail });
+  };
+  const counts: VerifyReport['counts'] = {
+    db_rows: 0, db_chains: 0, kafka_decisions: 0, kafka_duplicates: 0, customer_events: 0,
+    decisions_replayed: 0, duplicate_commands: 0, pending_commands: 0, undecodable_customer_events: 0,
+  };
+  const progress = options.onProgress ?? (() => undefined);
+
+  // With --customer, the chains of the partitions holding that customer's entries are checked
+  // whole (each entry's proof runs through its neighbours); the replay covers that customer only.
+  let chains: number[] | null = null;
+  if (customerId) {
+    const found = await pool.query<{ p: number }>('SELECT DISTINCT partition_chain AS p FROM policy_log WHERE customer_id = $1 ORDER BY 1', [customerId]);
+    chains = found.rows.map((r) => r.p);
+  }
+  const inScope = (partitionChain: number) => chains === null || chains.includes(partitionChain);
+
+  // (1) Postgres, in one snapshot.
+  const dbRows = new Map<number, { compare: string; command_id: string; customer_id: string }>();
+  await readSnapshot(pool, async (client) => {
+    const filter = chains === null ? '' : 'WHERE partition_chain = ANY($1::int[])';
+    const params = chains === null ? [] : [chains];
+    const dbTotal = Number((await client.query<{ n: string }>(`SELECT count(*) AS n FROM policy_log ${filter}`, params)).rows[0]?.n ?? 0);
+    const heads = new Map((await client.query<{ partition: number; head_hash: string; last_log_id: number }>('SELECT partition, head_hash, last_log_id FROM policy_chain')).rows.map((r) => [r.partition, r]));
+    let chain: number | null = null;
+    let prev = GENESIS_HASH;
+    let lastLogId = -1;
+    const closeChain = () => {
+      if (chain === null) return;
+      counts.db_chains++;
+      const head = heads.get(chain);
+      if (!head) report(lastLogId, 'db_chain_head', `policy_chain has no head for partition ${chain}`);
+      else if (head.head_hash !== prev || head.last_log_id !== lastLogId) {
+        report(lastLogId, 'db_chain_head', `policy_chain of partition ${chain} points at log_id ${head.last_log_id} (${head.head_hash.slice(0, 12)}…), the chain ends at ${lastLogId} (${prev.slice(0, 12)}…)`);
+      }
+    };
+    for await (const batch of cursor<PolicyLogRow>(client, `SELECT ${ROW_COLUMNS} FROM policy_log ${filter} ORDER BY partition_chain, log_id`, params)) {
+      for (const row of batch) {
+        if (row.partition_chain !== chain) {
+          closeChain();
+          chain = row.partition_chain;
+          prev = GENESIS_HASH;
+        }
+        const entry = entryFromColumns(row);
+        if (row.prev_hash !== prev) report(row.log_id, 'db_chain', `prev_hash ${row.prev_hash.slice(0, 12)}… is not the previous entry's hash ${prev.slice(0, 12)}… in partition ${row.partition_chain}`);
+        const recomputed = entryHash(row.prev_hash, entry);
+        if (recomputed !== row.entry_hash) report(row.log_id, 'db_hash', `entry_hash ${row.entry_hash.slice(0, 12)}… does not match the row's columns (recomputed ${recomputed.slice(0, 12)}…)`);
+        const fields = differingFields(entry, row.decision_event);
+        if (fields.length > 0) report(row.log_id, 'db_event', `decision_event disagrees with the columns on ${fields.join(', ')}`);
+        prev = row.entry_hash;
+        lastLogId = row.log_id;
+        dbRows.set(row.log_id, { compare: digestOf(comparable(entry)), command_id: row.command_id, customer_id: row.customer_id });
+        counts.db_rows++;
+      }
+      progress({ phase: 'postgres chain', done: counts.db_rows, total: dbTotal });
+    }
+    closeChain();
+    if (chains === null) {
+      for (const [partition, head] of heads) {
+        if (!dbRows.has(head.last_log_id)) report(head.last_log_id, 'db_chain_head', `policy_chain of partition ${partition} points at log_id ${head.last_log_id}, which is not in policy_log`);
+      }
+    }
+  });
+
+  // The order of these snapshots makes the checks safe against a running consumer: every decision
+  // of a command below the committed offset is on the topic below decisionEnds, and every command
+  // with a row or a record is below customerEnds.
+  const customerTopic = topics.name('customerEvents');
+  const committed = await kafka.committedOffsets(topics.group('policy'), customerTopic);
+  const decisionEnds = await kafka.endOffsets(topics.name('policyDecisions'));
+  const customerEnds = await kafka.endOffsets(customerTopic);
+
+  // (2) The decisions topic.
+  const kafkaEntries = new Map<number, KafkaEntry>();
+  const recorded = new Map<string, Recorded>();
+  const decisionsTotal = total(decisionEnds);
+  let decisionsRead = 0;
+  await kafka.readToEnd(topics.name('policyDecisions'), {
+    ends: decisionEnds,
+    concurrency: decisionEnds.size,
+    onBatch: async (records) => {
+      for (const record of records) {
+        decisionsRead++;
+        let event: AnyEvent | null;
+        try {
+          event = await codec.decode(record);
+        } catch (error) {
+          report(null, 'undecodable', `decisions record ${record.partition}@${record.offset}: ${(error as Error).message}`);
+          continue;
+        }
+        if (!event || event.type !== 'SendDecided') continue;
+        const entry = event.payload;
+        if (!inScope(entry.partition_chain)) continue;
+        counts.kafka_decisions++;
+        const digest = digestOf(entry);
+        const first = kafkaEntries.get(entry.log_id);
+        if (first) {
+          if (first.digest === digest) counts.kafka_duplicates++;
+          else {
+            const fields = diffKeys(JSON.parse(first.compare), JSON.parse(canonicalJson(comparable(entry))));
+            report(entry.log_id, 'kafka_conflict', `record ${record.partition}@${record.offset} differs from the first record for this log_id (${first.partition}@${first.offset}) on ${fields.length ? fields.join(', ') : 'the message body'}`);
+          }
+          continue;
+        }
+        const recomputed = entryHash(entry.prev_hash, entry);
+        if (recomputed !== entry.entry_hash) report(entry.log_id, 'kafka_hash', `record ${record.partition}@${record.offset}: entry_hash does not match its content`);
+        kafkaEntries.set(entry.log_id, {
+          digest,
+          compare: canonicalJson(comparable(entry)),
+          partition_chain: entry.partition_chain,
+          prev_hash: entry.prev_hash,
+          entry_hash: entry.entry_hash,
+          correlation_id: entry.correlation_id,
+          customer_id: entry.customer_id,
+          offset: record.offset,
+          partition: record.partition,
+        });
+        if (!customerId || entry.customer_id === customerId) {
+          const already = recorded.get(entry.correlation_id);
+          if (already) report(entry.log_id, 'kafka_conflict', `command ${entry.correlation_id} was decided twice: log_id ${already.log_id} and ${entry.log_id}`);
+          else recorded.set(entry.correlation_id, { log_id: entry.log_id, decision: entry.decision, error_code: entry.error_code ?? null, rules: rulesOf(entry), replay: canonicalJson(replayFields(entry)), seen: false });
+        }
+      }
+      progress({ phase: 'kafka decisions', done: decisionsRead, total: decisionsTotal });
+    },
+  });
+
+  // Chains over the topic, and agreement with Postgres.
+  const byChain = new Map<number, Array<[number, KafkaEntry]>>();
+  for (const item of kafkaEntries) {
+    const list = byChain.get(item[1].partition_chain) ?? [];
+    list.push(item);
+    byChain.set(item[1].partition_chain, list);
+  }
+  for (const [partition, list] of byChain) {
+    list.sort((a, b) => a[0] - b[0]);
+    let prev = GENESIS_HASH;
+    for (const [logId, entry] of list) {
+      if (entry.prev_hash !== prev) report(logId, 'kafka_chain', `prev_hash ${entry.prev_hash.slice(0, 12)}… is not the previous record's hash ${prev.slice(0, 12)}… in partition ${partition}`);
+      prev = entry.entry_hash;
+    }
+  }
+  const notInSnapshot: number[] = [];
+  for (const [logId, entry] of kafkaEntries) {
+    const row = dbRows.get(logId);
+    if (!row) notInSnapshot.push(logId);
+    else if (row.compare !== digestOf(JSON.parse(entry.compare))) {
+      report(logId, 'kafka_vs_db', 'the record on the decisions topic and the Postgres row differ');
+    }
+  }
+  if (notInSnapshot.length > 0) {
+    // Written after the Postgres snapshot (the consumer is running), or missing: look again.
+    const fresh = await pool.query<PolicyLogRow>(`SELECT ${ROW_COLUMNS} FROM policy_log WHERE log_id = ANY($1::bigint[])`, [notInSnapshot]);
+    const rows = new Map(fresh.rows.map((r) => [r.log_id, r]));
+    for (const logId of notInSnapshot) {
+      const row = rows.get(logId);
+      const entry = kafkaEntries.get(logId)!;
+      if (!row) report(logId, 'db_missing', `on the decisions topic (${entry.partition}@${entry.offset}) but not in policy_log`);
+      else if (canonicalJson(comparable(entryFromColumns(row))) !== entry.compare) report(logId, 'kafka_vs_db', 'the record on the decisions topic and the Postgres row differ');
+    }
+  }
+  const missingOnKafka = new Map<string, number>();
+  for (const [logId, row] of dbRows) if (!kafkaEntries.has(logId)) missingOnKafka.set(row.command_id, logId);
+
+  // (3) Re-run the decider over the customer streams.
+  const replayer = new Replayer();
+  const customerTotal = total(customerEnds);
+  let customerRead = 0;
+  const pending = new Set<string>();
+  const commandsSeen = new Map<string, { partition: number; offset: bigint }>();
+  await kafka.readToEnd(customerTopic, {
+    ends: customerEnds,
+    concurrency: customerEnds.size,
+    onBatch: async (records, partition) => {
+      const committedAt = committed.get(partition) ?? null;
+      const limit = committedAt ?? customerEnds.get(partition)!.end;
+      for (const record of records) {
+        customerRead++;
+        const offset = BigInt(record.offset);
+        let event: AnyEvent | null;
+        try {
+          event = await codec.decode(record);
+        } catch {
+          counts.undecodable_customer_events++; // the consumer skips these too
+          continue;
+        }
+        if (!event) continue;
+        if (customerId && event.payload.customer_id !== customerId) continue;
+        counts.customer_events++;
+        if (event.type === 'SendRequested' && missingOnKafka.has(event.payload.correlation_id)) commandsSeen.set(event.payload.correlation_id, { partition, offset });
+        if (offset >= limit) {
+          if (event.type === 'SendRequested') {
+            counts.pending_commands++;
+            pending.add(event.payload.correlation_id);
+          }
+          continue;
+        }
+        const step = replayer.step(event, partition);
+        if (step.kind === 'duplicate') counts.duplicate_commands++;
+        else if (step.kind === 'error') report(recorded.get(step.correlationId)?.log_id ?? null, 'replay_error', `${event.type} ${partition}@${record.offset} of ${step.customerId}: ${step.error}`);
+        else if (step.kind === 'decided') {
+          counts.decisions_replayed++;
+          const expected = step.expected;
+          const found = recorded.get(expected.correlation_id);
+          if (!found) {
+            report(null, 'replay_missing', `command ${expected.correlation_id} (${partition}@${record.offset}, customer ${expected.customer_id}) was consumed but has no decision on the decisions topic`);
+            continue;
+          }
+          found.seen = true;
+          if (found.replay === canonicalJson(replayFields(expected))) continue;
+          const recordedFields = JSON.parse(found.replay) as Record<string, unknown>;
+          const replayed = replayFields(expected) as Record<string, unknown>;
+          const fields = Object.keys(replayed).filter((k) => canonicalJson(replayed[k]) !== canonicalJson(recordedFields[k]));
+          const summary =
+            found.decision !== expected.decision || found.error_code !== expected.error_code
+              ? `recorded ${found.decision}${found.error_code ? `/${found.error_code}` : ''}, replay ${expected.decision}${expected.error_code ? `/${expected.error_code}` : ''}`
+              : found.rules !== rulesOf(expected)
+                ? `rule outcomes differ: recorded ${found.rules}; replay ${rulesOf(expected)}`
+                : 'same decision';
+          report(found.log_id, 'replay', `${summary}; differing fields: ${fields.join(', ')}`);
+        }
+      }
+      progress({ phase: 'replay', done: customerRead, total: customerTotal });
+    },
+  });
+  for (const [correlationId, found] of recorded) {
+    if (!found.seen && !pending.has(correlationId)) {
+      // A command past the committed offset may have been decided already; only a decision with
+      // no command at all, or one for a command the replay reached, is a divergence.
+      report(found.log_id, 'replay_orphan', `decision for command ${correlationId} has no matching command on customer-events that the replay decided`);
+    }
+  }
+  for (const [commandId, logId] of missingOnKafka) {
+    const seen = commandsSeen.get(commandId);
+    const committedAt = seen ? committed.get(seen.partition) ?? null : null;
+    if (seen && committedAt !== null && seen.offset >= committedAt) continue; // in flight: not committed yet
+    if (!seen && customerId && dbRows.get(logId)?.customer_id !== customerId) continue;
+    report(logId, 'kafka_missing', `policy_log row for command ${commandId} has no record on the decisions topic`);
+  }
+
+  const elapsed = Date.now() - started;
+  const events = counts.db_rows + decisionsRead + customerRead;
+  return {
+    ok: divergenceCount === 0,
+    customer_id: customerId ?? null,
+    divergence_count: divergenceCount,
+    divergences,
+    counts,
+    events,
+    elapsed_ms: elapsed,
+    events_per_second: Math.round(events / Math.max(elapsed / 1000, 0.001)),
+  };
+}
+
+export function formatVerifyReport(report: VerifyReport): string {
+  const c = report.counts;
+  const lines = [
+    `Policy log verification${report.customer_id ? ` (customer ${report.customer_id})` : ''}: ${report.ok ? 'CLEAN' : `${report.divergence_count} DIVERGENCE(S)`}`,
+    `  postgres   ${c.db_rows} rows in ${c.db_chains} partition chains`,
+    `  kafka      ${c.kafka_decisions} decision records (${c.kafka_duplicates} identical duplicates)`,
+    `  replay     ${c.customer_events} customer events, ${c.decisions_replayed} decisions re-run, ${c.duplicate_commands} repeated commands, ${c.pending_commands} pending`,
+    `  ${report.events} events in ${(report.elapsed_ms / 1000).toFixed(2)} s (${report.events_per_second} events/s)`,
+  ];
+  if (report.divergences.length > 0) {
+    lines.push('Divergences:');
+    for (const d of report.divergences) lines.push(`  log_id ${d.log_id ?? '-'}  ${d.check.padEnd(14)} ${d.detail}`);
+    if (report.divergence_count > report.divergences.length) lines.push(`  … and ${report.divergence_count - report.divergences.length} more`);
+  }
+  return `${lines.join('\n')}\n`;
+}
