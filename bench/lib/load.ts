@@ -11,6 +11,8 @@ export interface LoadTarget {
   body(n: number): unknown;
   /** Optional classification of 2xx bodies, e.g. "sent" vs "pending". */
   classify?(status: number, body: string): string | null;
+  /** Per-request headers on top of `headers` (e.g. each request as one of several customers). */
+  headersFor?(n: number): Record<string, string>;
 }
 
 export interface LoadOptions {
@@ -58,7 +60,11 @@ export async function runLoad(target: LoadTarget, options: LoadOptions): Promise
         path: target.path,
         headers: { 'content-type': 'application/json', ...target.headers },
         // Called for every request: a fresh body each time.
-        setupRequest: (request) => ({ ...request, body: JSON.stringify(target.body(counter++)) }),
+        setupRequest: (request) => {
+          const n = counter++;
+          const headers = target.headersFor ? { ...request.headers, ...target.headersFor(n) } : request.headers;
+          return { ...request, headers, body: JSON.stringify(target.body(n)) };
+        },
         onResponse: (status, body) => {
           if (status >= 200 && status < 300) {
             const kind = target.classify?.(status, body);

@@ -62,7 +62,8 @@ export async function stageBreakdown(options: {
         recordsRead++;
         last = Date.now();
         const id = record.headers[CORRELATION_HEADER];
-        if (id) byTopic.get(record.topic)?.set(id, Number(record.timestamp));
+        // The first record per command: later ones with its id (e.g. the delivery fact on customer-events) are not its append.
+        if (id && !byTopic.get(record.topic)?.has(id)) byTopic.get(record.topic)?.set(id, Number(record.timestamp));
       },
     });
     await consumer.ready;

@@ -15,6 +15,8 @@ export interface GatewayConfig {
   topicPartitions: number;
   /** How long the group waits for a silent member before giving its partitions to another. */
   consumerSessionTimeoutMs: number;
+  /** This process's slot in its consumer group; distinct per running instance, kept across restarts. */
+  consumerInstanceId: string;
   schemaRegistryUrl: string;
   databaseUrl: string;
   logLevel: string;
@@ -53,6 +55,7 @@ export function loadConfig(env: Env = process.env): GatewayConfig {
     topicPrefix: str(env, 'TOPIC_PREFIX', 'gw.'),
     topicPartitions: int(env, 'TOPIC_PARTITIONS', 6),
     consumerSessionTimeoutMs: int(env, 'CONSUMER_SESSION_TIMEOUT_MS', 10_000),
+    consumerInstanceId: str(env, 'CONSUMER_INSTANCE_ID', '0'),
     schemaRegistryUrl: str(env, 'SCHEMA_REGISTRY_URL', `http://127.0.0.1:${registryPort}/apis/ccompat/v7`),
     databaseUrl: str(env, 'DATABASE_URL', 'postgres://postgres@127.0.0.1:5432/chat_gateway'),
     logLevel: str(env, 'LOG_LEVEL', 'info'),

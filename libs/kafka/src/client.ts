@@ -2,6 +2,7 @@ import { Kafka, logLevel as KafkaLogLevel, CompressionTypes, type Producer, type
 import type { Logger } from 'pino';
 import { toConsumed } from './headers.ts';
 import { GroupCommit } from './group-commit.ts';
+import { TransactionCoalescer } from './transaction-coalescer.ts';
 import type {
   ConsumedRecord,
   LagObserver,
@@ -30,8 +31,13 @@ export interface ListenOptions {
 export interface TransformOptions {
   groupId: string;
   topics: string[];
-  /** Prefix of the transactional ids; one producer per input partition fences zombie instances. */
+  /** Prefix of the transactional id. */
   transactionalIdPrefix: string;
+  /**
+   * This instance's slot in the group (CONSUMER_INSTANCE_ID), part of the transactional id:
+   * distinct for every running instance, the same for an instance and its restart.
+   */
+  instanceId?: string;
   transform: TransformBatch;
   partitionsConsumedConcurrently?: number;
   onLag?: LagObserver;
@@ -149,19 +155,19 @@ export class KafkaClient {
       maxWaitTimeInMs: 1000,
       readUncommitted: false,
     });
-    const producers = new Map<string, Promise<Producer>>();
-    const producerFor = (topic: string, partition: number) => {
-      const id = `${options.transactionalIdPrefix}-${topic}-${partition}`;
-      let producer = producers.get(id);
-      if (!producer) {
-        const created = this.kafka.producer({ transactionalId: id, idempotent: true, maxInFlightRequests: 1 });
-        producer = created.connect().then(() => created);
-        producers.set(id, producer);
-      }
-      return producer;
-    };
+    // One transactional producer per consumer instance. Its id is stable across restarts, so a
+    // restarted instance fences its dead predecessor and aborts any transaction it left open
+    // at once (a fresh id would leave readers waiting for the transaction timeout).
+    const transactional = this.kafka.producer({
+      transactionalId: `${options.transactionalIdPrefix}-${options.instanceId ?? '0'}`,
+      idempotent: true,
+      maxInFlightRequests: 1,
+      transactionTimeout: 30_000,
+    });
+    const producer = transactional.connect().then(() => transactional);
+    const coalescer = new TransactionCoalescer(producer, options.groupId, byTopic);
     const running = this.trackReadiness(consumer, options.groupId, options.onLag, async () => {
-      await Promise.allSettled([...producers.values()].map(async (p) => (await p).disconnect()));
+      await (await producer).disconnect().catch(() => undefined);
     });
     await consumer.connect();
     await consumer.subscribe({ topics: options.topics, fromBeginning: true });
@@ -173,22 +179,12 @@ export class KafkaClient {
         if (!isRunning() || isStale() || batch.messages.length === 0) return;
         const records = batch.messages.map((m) => toConsumed(batch.topic, batch.partition, m));
         const outputs = await options.transform(records, { topic: batch.topic, partition: batch.partition, heartbeat });
-        const producer = await producerFor(batch.topic, batch.partition);
-        const transaction = await producer.transaction();
-        try {
-          if (outputs.length > 0) {
-            for (const topicMessages of byTopic(outputs)) await transaction.send(topicMessages);
-          }
-          const next = (BigInt(batch.lastOffset()) + 1n).toString();
-          await transaction.sendOffsets({
-            consumerGroupId: options.groupId,
-            topics: [{ topic: batch.topic, partitions: [{ partition: batch.partition, offset: next }] }],
-          });
-          await transaction.commit();
-        } catch (error) {
-          await transaction.abort().catch(() => undefined);
-          throw error;
-        }
+        await coalescer.submit({
+          outputs,
+          topic: batch.topic,
+          partition: batch.partition,
+          nextOffset: (BigInt(batch.lastOffset()) + 1n).toString(),
+        });
         resolveOffset(batch.lastOffset());
         await heartbeat();
       },

@@ -12,6 +12,12 @@ export function storedCopy(event: SendDecided): SendDecided {
  */
 export async function insertEntries(client: PoolClient, entries: SendDecided[]): Promise<number> {
   if (entries.length === 0) return 0;
+  // Postgres takes at most 65,535 parameters per statement (19 per row).
+  if (entries.length > 1000) {
+    let inserted = 0;
+    for (let i = 0; i < entries.length; i += 1000) inserted += await insertEntries(client, entries.slice(i, i + 1000));
+    return inserted;
+  }
   const values: unknown[] = [];
   const rows = entries.map((e, i) => {
     values.push(

@@ -11,6 +11,7 @@ export async function startDeliveryService(runtime: Runtime): Promise<{ breakers
   const consumer = await runtime.kafka.transform({
     groupId: runtime.topics.group('delivery'),
     topics: [runtime.topics.name('policyDecisions')],
+    instanceId: runtime.config.consumerInstanceId,
     transactionalIdPrefix: runtime.topics.group('delivery-tx'),
     transform: dispatchAccepted({ runtime, directory, breakers }),
     partitionsConsumedConcurrently: runtime.config.topicPartitions,

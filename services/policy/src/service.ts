@@ -6,6 +6,7 @@ export async function startPolicyService(runtime: Runtime): Promise<void> {
   const consumer = await runtime.kafka.transform({
     groupId: runtime.topics.group('policy'),
     topics: [runtime.topics.name('customerEvents')],
+    instanceId: runtime.config.consumerInstanceId,
     transactionalIdPrefix: runtime.topics.group('policy-tx'),
     transform: decideSends(runtime),
     onLag: runtime.lagObserver,

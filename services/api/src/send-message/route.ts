@@ -96,13 +96,16 @@ export async function sendMessageRoutes(app: FastifyInstance, deps: SendMessageD
         source: 'api',
         idempotency_key: idempotencyKey ?? null,
       };
-      request.log.info({ correlation_id: ids.commandId, message_id: ids.messageId, replay: replay !== null }, 'send requested');
 
       const outcome = deps.replies.wait(ids.commandId, deps.deadlineMs, { checkStoreFirst: replay !== null });
       if (!replay || replay.ageMs > REAPPEND_AFTER_MS) {
         await deps.kafka.send([await deps.codec.encode('SendRequested', command)]);
       }
       const response = toResponse(await outcome, ids);
+      request.log.info(
+        { correlation_id: ids.commandId, message_id: ids.messageId, replay: replay !== null, result: response instanceof ApiError ? response.code : response.status },
+        'send answered',
+      );
       if (response instanceof ApiError) throw response;
       return reply.code(200).send(response);
     },

@@ -33,22 +33,29 @@ export async function recordedOutcomes(pool: Pool, messageIds: string[]): Promis
   return new Map(result.rows.map((r) => [r.message_id, { state: r.state, outcome: r.outcome_event }]));
 }
 
-export async function recordOutcome(pool: Pool, messageId: string, outcome: DeliveryOutcome | null, detail: string | null): Promise<void> {
-  if (!outcome) {
-    await pool.query(`UPDATE deliveries SET state = 'unknown', failure_detail = $2, updated_at = now() WHERE message_id = $1`, [messageId, detail]);
-    return;
-  }
-  const dispatched = outcome.type === 'MessageDispatched';
+export interface RecordedOutcome {
+  messageId: string;
+  /** null: the outcome is unknown (the send may or may not have happened). */
+  outcome: DeliveryOutcome | null;
+  detail: string | null;
+}
+
+/** Records the outcomes of a batch's sends in one statement. */
+export async function recordOutcomes(pool: Pool, rows: RecordedOutcome[]): Promise<void> {
+  if (rows.length === 0) return;
+  const field = <T>(pick: (row: RecordedOutcome) => T) => rows.map(pick);
   await pool.query(
-    `UPDATE deliveries SET state = $2, provider_message_id = $3, failure_reason = $4, failure_detail = $5,
-       outcome_event = $6, updated_at = now() WHERE message_id = $1`,
+    `UPDATE deliveries AS d SET state = u.state, provider_message_id = u.provider_id, failure_reason = u.reason,
+       failure_detail = u.detail, outcome_event = u.outcome, updated_at = now()
+     FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::jsonb[]) AS u(message_id, state, provider_id, reason, detail, outcome)
+     WHERE d.message_id = u.message_id`,
     [
-      messageId,
-      dispatched ? 'dispatched' : 'failed',
-      dispatched ? outcome.payload.provider_message_id : null,
-      dispatched ? null : outcome.payload.reason,
-      dispatched ? null : outcome.payload.detail,
-      JSON.stringify(outcome),
+      field((r) => r.messageId),
+      field((r) => (!r.outcome ? 'unknown' : r.outcome.type === 'MessageDispatched' ? 'dispatched' : 'failed')),
+      field((r) => (r.outcome?.type === 'MessageDispatched' ? r.outcome.payload.provider_message_id : null)),
+      field((r) => (r.outcome?.type === 'DeliveryFailed' ? r.outcome.payload.reason : null)),
+      field((r) => (r.outcome?.type === 'DeliveryFailed' ? r.outcome.payload.detail : r.detail)),
+      field((r) => (r.outcome ? JSON.stringify(r.outcome) : null)),
     ],
   );
 }

@@ -2,7 +2,7 @@ import type { SendDecided } from '@gw/events';
 import type { ManagerBreakers, SendTextResult } from '@gw/evolution';
 import type { OutgoingRecord, TransformBatch } from '@gw/kafka';
 import type { Runtime } from '@gw/runtime';
-import { claim, recordedOutcomes, recordOutcome, type DeliveryOutcome } from './delivery-store.ts';
+import { claim, recordedOutcomes, recordOutcomes, type DeliveryOutcome, type RecordedOutcome } from './delivery-store.ts';
 import type { InstanceDirectory } from './instance-directory.ts';
 import { mapConcurrent } from './map-concurrent.ts';
 import { deliveryFact, toOutcome } from './to-outcome.ts';
@@ -50,25 +50,30 @@ export function dispatchAccepted({ runtime, directory, breakers, clock = Date.no
         } else {
           // Claimed by a process that stopped mid-send: the manager may have it. Never resend blindly;
           // mark it unknown so it is visible and can be reconciled from the manager's acks.
-          if (row?.state === 'dispatching') await recordOutcome(pool, decision.message_id, null, 'send interrupted by a restart; outcome unknown');
+          if (row?.state === 'dispatching') await recordOutcomes(pool, [{ messageId: decision.message_id, outcome: null, detail: 'send interrupted by a restart; outcome unknown' }]);
           logger.warn({ correlation_id: decision.correlation_id, message_id: decision.message_id, state: row?.state }, 'redelivered decision with unknown outcome: not sent again');
         }
       }
     }
 
     const fresh = accepted.filter((d) => claimed.has(d.message_id));
+    const settled: RecordedOutcome[] = [];
     const results = await mapConcurrent(fresh, config.delivery.concurrency, async (decision) => {
       const target = await directory.lookup(decision.instance_id);
       const result: SendTextResult = target
         ? await breakers.send({ ...target, phone: decision.dispatch!.phone, text: decision.dispatch!.text, timeoutMs: config.delivery.sendTimeoutMs })
         : { kind: 'failed', reason: 'manager_rejected', detail: 'the instance is no longer configured' };
       const outcome = toOutcome(decision, result, clock());
-      await recordOutcome(pool, decision.message_id, outcome, result.kind === 'ambiguous' ? result.detail : null);
+      settled.push({ messageId: decision.message_id, outcome, detail: result.kind === 'ambiguous' ? result.detail : null });
       metrics.eventsProcessed.inc({ group, topic: 'send-decided', outcome: result.kind });
-      logger.info({ correlation_id: decision.correlation_id, message_id: decision.message_id, result: result.kind, reason: 'reason' in result ? result.reason : undefined }, 'delivery attempted');
+      // Sends that went through are counted in metrics; the others are worth a line each.
+      const fields = { correlation_id: decision.correlation_id, message_id: decision.message_id, result: result.kind, reason: 'reason' in result ? result.reason : undefined };
+      if (result.kind === 'accepted') logger.debug(fields, 'delivery attempted');
+      else logger.warn(fields, 'delivery not completed');
       return outcome ? { decision, outcome } : null;
     });
     for (const result of results) if (result) outcomes.push(result);
+    await recordOutcomes(pool, settled);
 
     const encoded: OutgoingRecord[] = [];
     for (const { decision, outcome } of outcomes) {

@@ -1,6 +1,6 @@
 import { withTransaction, type PoolClient } from '@gw/db';
 import type { AnyEvent, SendDecided } from '@gw/events';
-import { canonicalJson, insertEntries, project } from '@gw/policy-log';
+import { canonicalJson, insertEntries, ProjectionBatch } from '@gw/policy-log';
 import type { ComplianceDeps } from './context.ts';
 import { digestOf } from './entries.ts';
 import type { PartitionRange } from '@gw/kafka';
@@ -118,6 +118,7 @@ export async function rebuildProjections(deps: ComplianceDeps, options: RebuildO
 
     // 2. Fold customer-events as the consumer does.
     const replayer = new Replayer();
+    const projections = new ProjectionBatch(client);
     const next = new Map<number, bigint>();
     const stopped = new Map<number, { offset: bigint; command_id: string }>();
     let customerEvents = 0;
@@ -145,12 +146,13 @@ export async function rebuildProjections(deps: ComplianceDeps, options: RebuildO
           const step = replayer.step(event, partition);
           if (step.kind === 'error') throw new Error(`the engine failed on ${event.type} ${partition}@${record.offset}: ${step.error}`);
           if (step.kind !== 'folded' && step.kind !== 'decided') continue;
-          for (const folded of step.folded) await project(client, folded);
+          for (const folded of step.folded) await projections.add(folded);
           if (step.kind === 'decided' && decided.get(step.expected.correlation_id) !== canonicalJson(replayFields(step.expected))) divergences++;
         }
         progress({ phase: 'customer events', done: customerEvents, total: customerTotal });
       },
     });
+    await projections.flush();
     for (const [partition, stop] of stopped) next.set(partition, stop.offset);
     phase(`folded ${customerEvents} customer events for ${replayer.states.size} customers (${divergences} replay divergences)`);
 

@@ -2,10 +2,10 @@ import { withTransaction } from '@gw/db';
 import type { AnyEvent, SendDecided } from '@gw/events';
 import type { OutgoingRecord, TransformBatch } from '@gw/kafka';
 import { POLICY_VERSION, type PolicyEvent } from '@gw/policy';
-import { engineStep, entryHash, insertEntries, project, toDecidedEvent, toFactRecord } from '@gw/policy-log';
+import { engineStep, entryHash, insertEntries, ProjectionBatch, toDecidedEvent, toFactRecord } from '@gw/policy-log';
 import type { Runtime } from '@gw/runtime';
 import { appliedOffset, chainHead, saveAppliedOffset, saveChainHead, StateCache } from './engine-store.ts';
-import { findDecision, nextLogId } from './policy-log-store.ts';
+import { allocateLogIds, findDecisions } from './policy-log-store.ts';
 
 type Output = { type: 'SendDecided'; payload: SendDecided } | { type: 'PolicyEventEmitted'; event: PolicyEvent; correlationId: string };
 
@@ -37,18 +37,24 @@ export function decideSends(runtime: Runtime): TransformBatch {
     const outputs = await withTransaction(pool, async (client) => {
       const out: Output[] = [];
       const states = new StateCache(client);
+      const projections = new ProjectionBatch(client);
       const applied = await appliedOffset(client, topic, partition);
       let head = await chainHead(client, partition);
       let lastLogId = -1;
+      // One round trip each for the whole batch: recorded decisions and fresh log ids.
+      const commandIds = decoded.flatMap(({ event }) => (event.type === 'SendRequested' ? [event.payload.correlation_id] : []));
+      const recorded = await findDecisions(client, commandIds);
+      const freshIds = await allocateLogIds(client, new Set(commandIds.filter((id) => !recorded.has(id))).size);
+      const entries: SendDecided[] = [];
 
       for (const { offset, event } of decoded) {
         if (event.type === 'SendRequested') {
-          const recorded = await findDecision(client, event.payload.correlation_id);
-          if (recorded) {
+          const known = recorded.get(event.payload.correlation_id);
+          if (known) {
             metrics.eventsProcessed.inc({ group, topic: 'send-requested', outcome: 'redelivered' });
             // The stored copy keeps no message body; the command still has it.
-            const dispatch = recorded.dispatch ? { ...recorded.dispatch, text: event.payload.message } : null;
-            out.push({ type: 'SendDecided', payload: { ...recorded, dispatch } });
+            const dispatch = known.dispatch ? { ...known.dispatch, text: event.payload.message } : null;
+            out.push({ type: 'SendDecided', payload: { ...known, dispatch } });
             continue;
           }
         } else if (offset < applied) {
@@ -59,19 +65,21 @@ export function decideSends(runtime: Runtime): TransformBatch {
         const step = engineStep(event, state);
         if (step.kind === 'ignored') continue;
         states.set(event.payload.customer_id, step.state);
-        for (const folded of step.folded) await project(client, folded);
+        for (const folded of step.folded) await projections.add(folded);
 
         if (step.kind === 'decided' && event.type === 'SendRequested') {
-          const entry = toDecidedEvent(event.payload, step.decision, await nextLogId(client), POLICY_VERSION);
+          const entry = toDecidedEvent(event.payload, step.decision, freshIds.shift()!, POLICY_VERSION);
           entry.partition_chain = partition;
           entry.prev_hash = head;
           entry.entry_hash = entryHash(head, entry);
           head = entry.entry_hash;
           lastLogId = entry.log_id;
-          await insertEntries(client, [entry]);
+          entries.push(entry);
+          // A repeat of this command later in the same batch re-emits this decision.
+          recorded.set(entry.correlation_id, entry);
           out.push({ type: 'SendDecided', payload: entry });
           metrics.eventsProcessed.inc({ group, topic: 'send-requested', outcome: entry.decision });
-          logger.info({ correlation_id: entry.correlation_id, log_id: entry.log_id, decision: entry.decision, error_code: entry.error_code }, 'send decided');
+          logger.debug({ correlation_id: entry.correlation_id, log_id: entry.log_id, decision: entry.decision, error_code: entry.error_code }, 'send decided');
         }
         for (const emitted of step.emitted) {
           out.push({ type: 'PolicyEventEmitted', event: emitted, correlationId: event.payload.correlation_id });
@@ -79,6 +87,8 @@ export function decideSends(runtime: Runtime): TransformBatch {
         }
       }
 
+      await insertEntries(client, entries);
+      await projections.flush();
       await states.flush();
       if (lastLogId >= 0) await saveChainHead(client, partition, head, lastLogId);
       if (lastOffset + 1n > applied) await saveAppliedOffset(client, topic, partition, lastOffset + 1n);

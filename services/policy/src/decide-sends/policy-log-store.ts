@@ -1,13 +1,19 @@
 import type { PoolClient } from '@gw/db';
 import type { SendDecided } from '@gw/events';
 
-/** The Postgres projection of the policy log, written in the same transaction as the decision. */
-export async function findDecision(client: PoolClient, commandId: string): Promise<SendDecided | null> {
-  const result = await client.query<{ decision_event: SendDecided }>('SELECT decision_event FROM policy_log WHERE command_id = $1', [commandId]);
-  return result.rows[0]?.decision_event ?? null;
+/** The recorded decisions of the given commands (one query for a whole batch). */
+export async function findDecisions(client: PoolClient, commandIds: string[]): Promise<Map<string, SendDecided>> {
+  if (commandIds.length === 0) return new Map();
+  const result = await client.query<{ command_id: string; decision_event: SendDecided }>(
+    'SELECT command_id, decision_event FROM policy_log WHERE command_id = ANY($1::text[])',
+    [commandIds],
+  );
+  return new Map(result.rows.map((r) => [r.command_id, r.decision_event]));
 }
 
-export async function nextLogId(client: PoolClient): Promise<number> {
-  const result = await client.query<{ id: number }>("SELECT nextval('policy_log_log_id_seq') AS id");
-  return Number(result.rows[0]!.id);
+/** Allocates `count` policy-log ids at once, in increasing order. */
+export async function allocateLogIds(client: PoolClient, count: number): Promise<number[]> {
+  if (count === 0) return [];
+  const result = await client.query<{ id: number }>("SELECT nextval('policy_log_log_id_seq') AS id FROM generate_series(1, $1) ORDER BY 1", [count]);
+  return result.rows.map((r) => Number(r.id));
 }
