@@ -17,6 +17,10 @@ export interface GatewayConfig {
   consumerSessionTimeoutMs: number;
   /** This process's slot in its consumer group; distinct per running instance, kept across restarts. */
   consumerInstanceId: string;
+  /** Upper bound of a consumer fetch's wait; bounds the latency of each transactional hop. */
+  fetchMaxWaitMs: number;
+  /** How consume-transform-produce stages commit: Kafka transactions, or idempotent appends then offsets. */
+  exactlyOnce: 'transactions' | 'idempotent';
   schemaRegistryUrl: string;
   databaseUrl: string;
   logLevel: string;
@@ -56,6 +60,8 @@ export function loadConfig(env: Env = process.env): GatewayConfig {
     topicPartitions: int(env, 'TOPIC_PARTITIONS', 6),
     consumerSessionTimeoutMs: int(env, 'CONSUMER_SESSION_TIMEOUT_MS', 10_000),
     consumerInstanceId: str(env, 'CONSUMER_INSTANCE_ID', '0'),
+    fetchMaxWaitMs: int(env, 'KAFKA_FETCH_MAX_WAIT_MS', 50),
+    exactlyOnce: str(env, 'KAFKA_EXACTLY_ONCE', 'transactions') === 'idempotent' ? 'idempotent' : 'transactions',
     schemaRegistryUrl: str(env, 'SCHEMA_REGISTRY_URL', `http://127.0.0.1:${registryPort}/apis/ccompat/v7`),
     databaseUrl: str(env, 'DATABASE_URL', 'postgres://postgres@127.0.0.1:5432/chat_gateway'),
     logLevel: str(env, 'LOG_LEVEL', 'info'),

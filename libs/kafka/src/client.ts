@@ -18,6 +18,14 @@ export interface KafkaClientOptions {
   logger: Logger;
   /** How long the group waits for a silent member before rebalancing its partitions. */
   sessionTimeoutMs?: number;
+  /**
+   * The longest a fetch waits for data. Kept short: a read-committed fetch that finds only
+   * records of an open transaction is not woken when that transaction commits, so this bounds
+   * the delay each transactional hop can add.
+   */
+  fetchMaxWaitMs?: number;
+  /** 'transactions' (default): outputs and offsets commit atomically. 'idempotent': see transform(). */
+  exactlyOnce?: 'transactions' | 'idempotent';
 }
 
 export interface ListenOptions {
@@ -73,6 +81,8 @@ export class KafkaClient {
   private readonly kafka: Kafka;
   private readonly logger: Logger;
   private readonly sessionTimeoutMs: number;
+  private readonly fetchMaxWaitMs: number;
+  private readonly exactlyOnce: 'transactions' | 'idempotent';
   private sharedProducer: Promise<Producer> | undefined;
   private readonly appends = new GroupCommit<OutgoingRecord>((records) => this.sendNow(records));
   private readonly closers: Array<() => Promise<void>> = [];
@@ -80,6 +90,8 @@ export class KafkaClient {
   constructor(options: KafkaClientOptions) {
     this.logger = options.logger;
     this.sessionTimeoutMs = options.sessionTimeoutMs ?? 10_000;
+    this.fetchMaxWaitMs = options.fetchMaxWaitMs ?? 50;
+    this.exactlyOnce = options.exactlyOnce ?? 'transactions';
     this.kafka = new Kafka({
       clientId: options.clientId,
       brokers: options.brokers,
@@ -132,7 +144,7 @@ export class KafkaClient {
 
   /** A read-only subscriber, e.g. for request-reply listeners. Offsets are committed automatically. */
   async listen(options: ListenOptions): Promise<RunningConsumer> {
-    const consumer = this.kafka.consumer({ groupId: options.groupId, sessionTimeout: this.sessionTimeoutMs, maxWaitTimeInMs: 1000 });
+    const consumer = this.kafka.consumer({ groupId: options.groupId, sessionTimeout: this.sessionTimeoutMs, maxWaitTimeInMs: this.fetchMaxWaitMs });
     const running = this.trackReadiness(consumer, options.groupId, options.onLag);
     await consumer.connect();
     await consumer.subscribe({ topics: options.topics, fromBeginning: options.fromBeginning });
@@ -152,22 +164,31 @@ export class KafkaClient {
     const consumer = this.kafka.consumer({
       groupId: options.groupId,
       sessionTimeout: this.sessionTimeoutMs,
-      maxWaitTimeInMs: 1000,
+      maxWaitTimeInMs: this.fetchMaxWaitMs,
       readUncommitted: false,
     });
-    // One transactional producer per consumer instance. Its id is stable across restarts, so a
-    // restarted instance fences its dead predecessor and aborts any transaction it left open
-    // at once (a fresh id would leave readers waiting for the transaction timeout).
-    const transactional = this.kafka.producer({
-      transactionalId: `${options.transactionalIdPrefix}-${options.instanceId ?? '0'}`,
-      idempotent: true,
-      maxInFlightRequests: 1,
-      transactionTimeout: 30_000,
-    });
-    const producer = transactional.connect().then(() => transactional);
-    const coalescer = new TransactionCoalescer(producer, options.groupId, byTopic);
+    // Transactions: one transactional producer per consumer instance. Its id is stable across
+    // restarts, so a restarted instance fences its dead predecessor and aborts any transaction it
+    // left open at once (a fresh id would leave readers waiting for the transaction timeout).
+    // Idempotent mode: outputs are appended first, offsets committed after; a batch replayed
+    // after a crash re-emits identical records, which the stages' own guards make harmless.
+    const transactional = this.exactlyOnce === 'transactions'
+      ? this.kafka.producer({
+          transactionalId: `${options.transactionalIdPrefix}-${options.instanceId ?? '0'}`,
+          idempotent: true,
+          maxInFlightRequests: 1,
+          transactionTimeout: 30_000,
+        })
+      : null;
+    const producer = transactional ? transactional.connect().then(() => transactional) : null;
+    const coalescer = producer ? new TransactionCoalescer(producer, options.groupId, byTopic) : null;
+    const commit = async (outputs: OutgoingRecord[], topic: string, partition: number, nextOffset: string) => {
+      if (coalescer) return coalescer.submit({ outputs, topic, partition, nextOffset });
+      await this.send(outputs);
+      await consumer.commitOffsets([{ topic, partition, offset: nextOffset }]);
+    };
     const running = this.trackReadiness(consumer, options.groupId, options.onLag, async () => {
-      await (await producer).disconnect().catch(() => undefined);
+      if (producer) await (await producer).disconnect().catch(() => undefined);
     });
     await consumer.connect();
     await consumer.subscribe({ topics: options.topics, fromBeginning: true });
@@ -179,12 +200,7 @@ export class KafkaClient {
         if (!isRunning() || isStale() || batch.messages.length === 0) return;
         const records = batch.messages.map((m) => toConsumed(batch.topic, batch.partition, m));
         const outputs = await options.transform(records, { topic: batch.topic, partition: batch.partition, heartbeat });
-        await coalescer.submit({
-          outputs,
-          topic: batch.topic,
-          partition: batch.partition,
-          nextOffset: (BigInt(batch.lastOffset()) + 1n).toString(),
-        });
+        await commit(outputs, batch.topic, batch.partition, (BigInt(batch.lastOffset()) + 1n).toString());
         resolveOffset(batch.lastOffset());
         await heartbeat();
       },

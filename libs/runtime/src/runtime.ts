@@ -35,6 +35,8 @@ export async function createRuntime(service: string, options: RuntimeOptions = {
     clientId: `${config.kafkaClientId}-${service}`,
     logger,
     sessionTimeoutMs: config.consumerSessionTimeoutMs,
+    fetchMaxWaitMs: config.fetchMaxWaitMs,
+    exactlyOnce: config.exactlyOnce,
   });
   const topics = new Topics(config.topicPrefix, config.topicPartitions);
   await kafka.ensureTopics(topics.specs());

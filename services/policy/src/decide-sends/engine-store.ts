@@ -9,18 +9,29 @@ export class StateCache {
 
   constructor(private readonly client: PoolClient) {}
 
-  async get(customerId: string): Promise<CustomerPolicyState> {
-    const cached = this.states.get(customerId);
-    if (cached) return cached;
-    const result = await this.client.query<{ state: CustomerPolicyState }>('SELECT state FROM policy_state WHERE customer_id = $1', [customerId]);
-    const stored = result.rows[0]?.state;
-    const state = stored === undefined ? initialPolicyState(customerId) : upgradeState(stored);
-    if (!state) {
-      // A snapshot too old to upgrade: deciding on a guess would break determinism, so stop here.
-      throw new Error(`policy state of ${customerId} has an unknown shape; run "gatewayctl projections rebuild"`);
+  /** Loads the states of every customer of the batch in one query. */
+  async preload(customerIds: string[]): Promise<void> {
+    const missing = [...new Set(customerIds)].filter((id) => !this.states.has(id));
+    if (missing.length === 0) return;
+    const result = await this.client.query<{ customer_id: string; state: unknown }>(
+      'SELECT customer_id, state FROM policy_state WHERE customer_id = ANY($1::text[])',
+      [missing],
+    );
+    const stored = new Map(result.rows.map((r) => [r.customer_id, r.state]));
+    for (const customerId of missing) {
+      const raw = stored.get(customerId);
+      const state = raw === undefined ? initialPolicyState(customerId) : upgradeState(raw);
+      if (!state) {
+        // A snapshot too old to upgrade: deciding on a guess would break determinism, so stop here.
+        throw new Error(`policy state of ${customerId} has an unknown shape; run "gatewayctl projections rebuild"`);
+      }
+      this.states.set(customerId, state);
     }
-    this.states.set(customerId, state);
-    return state;
+  }
+
+  async get(customerId: string): Promise<CustomerPolicyState> {
+    await this.preload([customerId]);
+    return this.states.get(customerId)!;
   }
 
   set(customerId: string, state: CustomerPolicyState): void {
@@ -28,15 +39,17 @@ export class StateCache {
     this.dirty.add(customerId);
   }
 
+  /** Writes every changed state in one statement. */
   async flush(): Promise<void> {
-    for (const customerId of this.dirty) {
-      await this.client.query(
-        `INSERT INTO policy_state (customer_id, state, updated_at) VALUES ($1, $2, now())
-         ON CONFLICT (customer_id) DO UPDATE SET state = EXCLUDED.state, updated_at = now()`,
-        [customerId, JSON.stringify(this.states.get(customerId))],
-      );
-    }
+    if (this.dirty.size === 0) return;
+    const ids = [...this.dirty];
     this.dirty.clear();
+    await this.client.query(
+      `INSERT INTO policy_state (customer_id, state, updated_at)
+       SELECT id, state, now() FROM unnest($1::text[], $2::json[]) AS t(id, state)
+       ON CONFLICT (customer_id) DO UPDATE SET state = EXCLUDED.state, updated_at = now()`,
+      [ids, ids.map((id) => JSON.stringify(this.states.get(id)))],
+    );
   }
 }
 

@@ -46,6 +46,7 @@ export function decideSends(runtime: Runtime): TransformBatch {
       const recorded = await findDecisions(client, commandIds);
       const freshIds = await allocateLogIds(client, new Set(commandIds.filter((id) => !recorded.has(id))).size);
       const entries: SendDecided[] = [];
+      await states.preload(decoded.map(({ event }) => event.payload.customer_id));
 
       for (const { offset, event } of decoded) {
         if (event.type === 'SendRequested') {
