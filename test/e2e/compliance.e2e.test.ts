@@ -1,7 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import pg from 'pg';
 import { loadConfig } from '@gw/config';
 import { EventCodec, Topics, type SendDecided } from '@gw/events';
 import { KafkaClient } from '@gw/kafka';
@@ -10,34 +9,14 @@ import { allowPurposes, suppress } from '../../services/gatewayctl/src/policy/co
 import { demoAccount, withOperator, type DemoAccount } from '../support/accounts.ts';
 import { gatewayctl } from '../support/cli.ts';
 import { send } from '../support/http.ts';
-import { startStack, type Stack } from '../support/stack.ts';
 import { readTopic } from '../support/topic-reader.ts';
+import { until, useStack } from '../support/suite.ts';
 
-let stack: Stack;
-let db: pg.Client;
+const suite = useStack();
 const started = new Date(Date.now() - 60_000);
 
-beforeAll(async () => {
-  stack = await startStack();
-  db = new pg.Client({ connectionString: stack.isolation.databaseUrl });
-  await db.connect();
-});
-
-afterAll(async () => {
-  await db?.end();
-  await stack?.stop();
-});
-
-async function until(condition: () => Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
-const count = async (sql: string, params: unknown[] = []) => Number((await db.query(sql, params)).rows[0].n);
-const cli = (...args: string[]) => gatewayctl(stack.env, ...args);
+const count = async (sql: string, params: unknown[] = []) => Number((await suite.db.query(sql, params)).rows[0].n);
+const cli = (...args: string[]) => gatewayctl(suite.stack.env, ...args);
 const json = (out: { stdout: string }) => JSON.parse(out.stdout.trim().split('\n').pop()!);
 
 /** RFC 4180 parser (quoted fields, doubled quotes, CRLF), enough to check the export. */
@@ -65,7 +44,7 @@ function parseCsv(text: string): string[][] {
 
 /** The six rebuilt tables, ordered; updated_at is the wall clock of the write, not part of the state. */
 async function snapshot() {
-  const q = async (sql: string) => (await db.query(sql)).rows;
+  const q = async (sql: string) => (await suite.db.query(sql)).rows;
   return {
     policy_state: await q('SELECT customer_id, state FROM policy_state ORDER BY customer_id'),
     policy_offsets: await q('SELECT topic, partition, next_offset FROM policy_offsets ORDER BY topic, partition'),
@@ -90,7 +69,7 @@ async function sendMix(label: string) {
     for (let i = 0; i < PER_ACCOUNT; i++) {
       const purpose = i % 4 === 3 ? 'support' : i % 2 === 0 ? 'transactional' : 'operational';
       const phone = i % 8 === 5 ? SUPPRESSED : `+1415${String(n * 100_000 + i).padStart(7, '0')}`;
-      jobs.push(() => send(stack.apiUrl, account.api_key, { instance_id: account.instance_id, phone, message: `${label} ${n}/${i}, "quoted", with commas`, message_purpose: purpose }));
+      jobs.push(() => send(suite.stack.apiUrl, account.api_key, { instance_id: account.instance_id, phone, message: `${label} ${n}/${i}, "quoted", with commas`, message_purpose: purpose }));
     }
   }
   const results: Array<Awaited<ReturnType<typeof send>>> = [];
@@ -108,8 +87,8 @@ async function sendMix(label: string) {
 
 describe('compliance tooling: policy-log show / export / verify, projections rebuild', () => {
   it('sends a mix of accepted and rejected messages', async () => {
-    accounts = [await demoAccount(stack), await demoAccount(stack), await demoAccount(stack), await demoAccount(stack)];
-    await withOperator(stack, async ({ pool, facts }) => {
+    accounts = [await demoAccount(suite.stack), await demoAccount(suite.stack), await demoAccount(suite.stack), await demoAccount(suite.stack)];
+    await withOperator(suite.stack, async ({ pool, facts }) => {
       for (const account of accounts) await suppress(pool, facts, { customerId: account.customer_id, phone: SUPPRESSED, reason: 'asked to stop', by: 'compliance-test' });
       // The second customer may not send support messages.
       await allowPurposes(pool, facts, { customerId: accounts[3]!.customer_id, purposes: ['transactional', 'operational'], by: 'compliance-test' });
@@ -117,7 +96,7 @@ describe('compliance tooling: policy-log show / export / verify, projections reb
     const results = await sendMix('first');
     const statuses = results.map((r) => r.status);
     expect(statuses.every((s) => s === 200 || s === 422 || s === 403), JSON.stringify(results.map((r) => r.body))).toBe(true);
-    const decisions = (await db.query<{ decision: string; error_code: string | null; n: string }>('SELECT decision, error_code, count(*) AS n FROM policy_log GROUP BY 1, 2')).rows;
+    const decisions = (await suite.db.query<{ decision: string; error_code: string | null; n: string }>('SELECT decision, error_code, count(*) AS n FROM policy_log GROUP BY 1, 2')).rows;
     console.info('decisions', decisions);
     expect(decisions.some((d) => d.decision === 'accepted')).toBe(true);
     expect(decisions.some((d) => d.error_code === 'recipient_suppressed' || d.decision === 'rejected')).toBe(true);
@@ -125,7 +104,7 @@ describe('compliance tooling: policy-log show / export / verify, projections reb
   });
 
   it('policy-log show returns the entry with its inputs, rules, chain fields and delivery', async () => {
-    const { log_id, command_id } = (await db.query("SELECT log_id, command_id FROM policy_log WHERE decision = 'rejected' ORDER BY log_id LIMIT 1")).rows[0];
+    const { log_id, command_id } = (await suite.db.query("SELECT log_id, command_id FROM policy_log WHERE decision = 'rejected' ORDER BY log_id LIMIT 1")).rows[0];
     const started = Date.now();
     const out = await cli('--json', 'policy-log', 'show', String(log_id));
     expect(out.code, out.stderr).toBe(0);
@@ -139,7 +118,7 @@ describe('compliance tooling: policy-log show / export / verify, projections reb
     expect(entry.rules.find((r: { outcome: string }) => r.outcome === 'fail')).toBeTruthy();
     console.info(`show took ${Date.now() - started} ms (process start included)`);
 
-    const accepted = (await db.query("SELECT log_id FROM policy_log WHERE decision = 'accepted' ORDER BY log_id LIMIT 1")).rows[0].log_id;
+    const accepted = (await suite.db.query("SELECT log_id FROM policy_log WHERE decision = 'accepted' ORDER BY log_id LIMIT 1")).rows[0].log_id;
     await until(async () => (await count("SELECT count(*) AS n FROM deliveries d JOIN policy_log p USING (command_id) WHERE p.log_id = $1 AND d.state <> 'dispatching'", [accepted])) === 1, 30_000, 'the delivery');
     const delivered = json(await cli('--json', 'policy-log', 'show', String(accepted)));
     expect(delivered.deliveries).toHaveLength(1);
@@ -155,7 +134,7 @@ describe('compliance tooling: policy-log show / export / verify, projections reb
     const to = new Date(Date.now() + 60_000).toISOString();
     const total = await count('SELECT count(*) AS n FROM policy_log');
     // To files: the CLI helper buffers a child's stdout (1 MB), too little for a larger log.
-    const file = (ext: string) => `${tmpdir()}/compliance-export-${stack.isolation.suffix}.${ext}`;
+    const file = (ext: string) => `${tmpdir()}/compliance-export-${suite.stack.isolation.suffix}.${ext}`;
     const ndjson = await cli('--json', 'policy-log', 'export', '--from', started.toISOString(), '--to', to, '--format', 'ndjson', '--output', file('ndjson'));
     expect(ndjson.code, ndjson.stdout + ndjson.stderr).toBe(0);
     expect(json(ndjson)).toMatchObject({ exported: total, format: 'ndjson' });
@@ -177,8 +156,8 @@ describe('compliance tooling: policy-log show / export / verify, projections reb
     expect(rows.slice(1).map((r) => Number(r[0]))).toEqual(lines.map((l) => l.log_id));
 
     // To stdout, one customer, a range that ends before the later sends.
-    const first = (await db.query('SELECT customer_id, decided_at FROM policy_log ORDER BY log_id LIMIT 1')).rows[0];
-    const cutoff = (await db.query('SELECT decided_at FROM policy_log WHERE customer_id = $1 ORDER BY log_id OFFSET 4 LIMIT 1', [first.customer_id])).rows[0].decided_at as Date;
+    const first = (await suite.db.query('SELECT customer_id, decided_at FROM policy_log ORDER BY log_id LIMIT 1')).rows[0];
+    const cutoff = (await suite.db.query('SELECT decided_at FROM policy_log WHERE customer_id = $1 ORDER BY log_id OFFSET 4 LIMIT 1', [first.customer_id])).rows[0].decided_at as Date;
     const piped = await cli('policy-log', 'export', '--from', started.toISOString(), '--to', cutoff.toISOString(), '--customer', first.customer_id, '--format', 'csv');
     expect(piped.code, piped.stderr).toBe(0);
     const pipedRows = parseCsv(piped.stdout).slice(1);
@@ -200,8 +179,8 @@ describe('compliance tooling: policy-log show / export / verify, projections reb
   });
 
   it('policy-log verify reports a tampered Postgres row, and is clean again once it is restored', async () => {
-    const victim = (await db.query("SELECT log_id, decision, recipient FROM policy_log WHERE decision = 'rejected' ORDER BY log_id DESC LIMIT 1")).rows[0];
-    await db.query("UPDATE policy_log SET decision = 'accepted' WHERE log_id = $1", [victim.log_id]);
+    const victim = (await suite.db.query("SELECT log_id, decision, recipient FROM policy_log WHERE decision = 'rejected' ORDER BY log_id DESC LIMIT 1")).rows[0];
+    await suite.db.query("UPDATE policy_log SET decision = 'accepted' WHERE log_id = $1", [victim.log_id]);
     let out = await cli('--json', 'policy-log', 'verify');
     let report = json(out);
     expect(out.code).toBe(1);
@@ -209,17 +188,17 @@ describe('compliance tooling: policy-log show / export / verify, projections reb
     expect(new Set(report.divergences.map((d: { log_id: number }) => d.log_id))).toEqual(new Set([victim.log_id]));
     console.info('tampered decision', report.divergences);
 
-    await db.query("UPDATE policy_log SET decision = $2, recipient = '+14155550000' WHERE log_id = $1", [victim.log_id, victim.decision]);
+    await suite.db.query("UPDATE policy_log SET decision = $2, recipient = '+14155550000' WHERE log_id = $1", [victim.log_id, victim.decision]);
     report = json(await cli('--json', 'policy-log', 'verify'));
     expect(new Set(report.divergences.map((d: { log_id: number }) => d.log_id))).toEqual(new Set([victim.log_id]));
 
     // decision_event is the copy the consumer re-emits on redelivery: editing it alone is caught too.
-    await db.query('UPDATE policy_log SET recipient = $2 WHERE log_id = $1', [victim.log_id, victim.recipient]);
-    await db.query(`UPDATE policy_log SET decision_event = jsonb_set(decision_event, '{decision}', '"accepted"') WHERE log_id = $1`, [victim.log_id]);
+    await suite.db.query('UPDATE policy_log SET recipient = $2 WHERE log_id = $1', [victim.log_id, victim.recipient]);
+    await suite.db.query(`UPDATE policy_log SET decision_event = jsonb_set(decision_event, '{decision}', '"accepted"') WHERE log_id = $1`, [victim.log_id]);
     report = json(await cli('--json', 'policy-log', 'verify'));
     expect(report.divergences.map((d: { log_id: number; check: string }) => [d.log_id, d.check])).toEqual([[victim.log_id, 'db_event']]);
 
-    await db.query(`UPDATE policy_log SET decision_event = jsonb_set(decision_event, '{decision}', to_jsonb(decision)) WHERE log_id = $1`, [victim.log_id]);
+    await suite.db.query(`UPDATE policy_log SET decision_event = jsonb_set(decision_event, '{decision}', to_jsonb(decision)) WHERE log_id = $1`, [victim.log_id]);
     out = await cli('--json', 'policy-log', 'verify');
     expect(json(out).divergences).toEqual([]);
     expect(out.code).toBe(0);
@@ -231,7 +210,7 @@ describe('compliance tooling: policy-log show / export / verify, projections reb
     expect(json(refused).error).toMatch(/active member/);
 
     await until(async () => (await count("SELECT count(*) AS n FROM deliveries WHERE state = 'dispatching'")) === 0, 30_000, 'deliveries to settle');
-    await stack.kill('policy', 'SIGTERM');
+    await suite.stack.kill('policy', 'SIGTERM');
     const before = await snapshot();
     const out = await cli('--json', 'projections', 'rebuild', '--force');
     expect(out.code, out.stdout + out.stderr).toBe(0);
@@ -248,7 +227,7 @@ describe('compliance tooling: policy-log show / export / verify, projections reb
     expect(after.sequence).toEqual(before.sequence);
 
     // The consumer carries on from the rebuilt projections: the chain and the log ids continue.
-    await stack.start('policy');
+    await suite.stack.start('policy');
     await sendMix('after-rebuild');
     const out2 = await cli('--json', 'policy-log', 'verify');
     expect(json(out2).divergences).toEqual([]);
@@ -256,10 +235,10 @@ describe('compliance tooling: policy-log show / export / verify, projections reb
   });
 
   it('policy-log verify reports a forged record on the decisions topic', async () => {
-    const decided = (await readTopic(stack.env, 'policyDecisions', 1500)).filter((e) => e.type === 'SendDecided');
+    const decided = (await readTopic(suite.stack.env, 'policyDecisions', 1500)).filter((e) => e.type === 'SendDecided');
     const original = decided.find((e) => e.payload.decision === 'rejected')!.payload as SendDecided;
     const forged: SendDecided = { ...original, decision: 'accepted', error_code: null, error_message: null };
-    const config = loadConfig(stack.env);
+    const config = loadConfig(suite.stack.env);
     const topics = new Topics(config.topicPrefix, config.topicPartitions);
     const codec = new EventCodec(config.schemaRegistryUrl, topics);
     await codec.init(['SendDecided']);

@@ -1,5 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import pg from 'pg';
+import { describe, expect, it } from 'vitest';
 import {
   allowPurposes,
   pauseInstance,
@@ -11,39 +10,17 @@ import {
   unsuppress,
   type LimitsInput,
 } from '../../services/gatewayctl/src/policy/commands.ts';
-import { demoAccount, withOperator, type DemoAccount } from '../support/accounts.ts';
+import { demoAccount, OPEN_LIMITS, withOperator, type DemoAccount } from '../support/accounts.ts';
 import { send, type HttpResult } from '../support/http.ts';
-import { startStack, type Stack } from '../support/stack.ts';
+import { until, useStack } from '../support/suite.ts';
 
-let stack: Stack;
-let db: pg.Client;
+const suite = useStack();
 
-beforeAll(async () => {
-  stack = await startStack();
-  db = new pg.Client({ connectionString: stack.isolation.databaseUrl });
-  await db.connect();
-});
-
-afterAll(async () => {
-  await db?.end();
-  await stack?.stop();
-});
-
-const OPEN: Omit<LimitsInput, 'customerId'> = {
-  daily: 1_000_000,
-  monthly: 10_000_000,
-  burst: 1_000_000,
-  refillPerMinute: 1_000_000,
-  recipientIntervalMs: 0,
-  bulkRecipients: 1_000_000,
-  reason: 'functional test',
-  by: 'test-suite',
-};
 
 /** A Scale-plan account whose limits are open except for those given (a manual-review override). */
 async function account(limits: Partial<LimitsInput> = {}): Promise<DemoAccount> {
-  const demo = await demoAccount(stack, { plan: 'scale' });
-  await withOperator(stack, ({ pool, facts }) => setLimits(pool, facts, { ...OPEN, ...limits, customerId: demo.customer_id }));
+  const demo = await demoAccount(suite.stack, { plan: 'scale' });
+  await withOperator(suite.stack, ({ pool, facts }) => setLimits(pool, facts, { ...OPEN_LIMITS, ...limits, customerId: demo.customer_id }));
   return demo;
 }
 
@@ -51,7 +28,7 @@ let phoneCounter = 0;
 const freshPhone = () => `+1415666${String(phoneCounter++).padStart(4, '0')}`;
 
 function sendAs(demo: DemoAccount, overrides: Record<string, unknown> = {}): Promise<HttpResult> {
-  return send(stack.apiUrl, demo.api_key, {
+  return send(suite.stack.apiUrl, demo.api_key, {
     instance_id: demo.instance_id,
     phone: freshPhone(),
     message: `Your order ${1000 + phoneCounter} has shipped.`,
@@ -67,13 +44,13 @@ function expectRefusal(result: HttpResult, status: number, code: string, rule: s
 }
 
 async function logEntry(logId: number) {
-  return (await db.query('SELECT decision, error_code, reasons, entry_hash FROM policy_log WHERE log_id = $1', [logId])).rows[0];
+  return (await suite.db.query('SELECT decision, error_code, reasons, entry_hash FROM policy_log WHERE log_id = $1', [logId])).rows[0];
 }
 
 describe('every policy code through POST /api/send-message', () => {
   it('403 module_not_enabled when the API module is off, and 200 once it is on again', async () => {
     const demo = await account();
-    await withOperator(stack, ({ pool, facts }) => toggleModules(pool, facts, { customerId: demo.customer_id, enable: [], disable: ['api'] }));
+    await withOperator(suite.stack, ({ pool, facts }) => toggleModules(pool, facts, { customerId: demo.customer_id, enable: [], disable: ['api'] }));
     const refused = await sendAs(demo);
     expectRefusal(refused, 403, 'module_not_enabled', 'module_enabled');
     const entry = await logEntry(refused.body.details.log_id);
@@ -81,39 +58,39 @@ describe('every policy code through POST /api/send-message', () => {
     // Every rule is recorded: the first failed, the rest skipped.
     expect(entry.reasons[0]).toMatchObject({ rule: 'module_enabled', outcome: 'fail' });
     expect(entry.reasons.slice(1).every((r: { outcome: string }) => r.outcome === 'skipped')).toBe(true);
-    await withOperator(stack, ({ pool, facts }) => toggleModules(pool, facts, { customerId: demo.customer_id, enable: ['api'], disable: [] }));
+    await withOperator(suite.stack, ({ pool, facts }) => toggleModules(pool, facts, { customerId: demo.customer_id, enable: ['api'], disable: [] }));
     expect((await sendAs(demo)).status).toBe(200);
   });
 
   it('403 active_plan_required without an active plan', async () => {
     const demo = await account();
-    await withOperator(stack, ({ pool, facts }) => setPlan(pool, facts, { customerId: demo.customer_id, plan: 'none', reason: 'cancelled' }));
+    await withOperator(suite.stack, ({ pool, facts }) => setPlan(pool, facts, { customerId: demo.customer_id, plan: 'none', reason: 'cancelled' }));
     expectRefusal(await sendAs(demo), 403, 'active_plan_required', 'active_plan');
   });
 
   it('422 message_purpose_not_allowed for a valid purpose the customer may not use', async () => {
     const demo = await account();
-    await withOperator(stack, ({ pool, facts }) => allowPurposes(pool, facts, { customerId: demo.customer_id, purposes: ['authentication'] }));
+    await withOperator(suite.stack, ({ pool, facts }) => allowPurposes(pool, facts, { customerId: demo.customer_id, purposes: ['authentication'] }));
     expectRefusal(await sendAs(demo, { message_purpose: 'transactional' }), 422, 'message_purpose_not_allowed', 'purpose_allowed');
     expect((await sendAs(demo, { message_purpose: 'authentication', message: 'Your verification code is 482913.' })).status).toBe(200);
   });
 
   it('403 recipient_suppressed for a suppressed recipient, lifted by unsuppress', async () => {
     const demo = await account();
-    await withOperator(stack, ({ pool, facts }) => suppress(pool, facts, { customerId: demo.customer_id, phone: '+1 415 777 0001', reason: 'asked by phone', by: 'support' }));
+    await withOperator(suite.stack, ({ pool, facts }) => suppress(pool, facts, { customerId: demo.customer_id, phone: '+1 415 777 0001', reason: 'asked by phone', by: 'support' }));
     const refused = await sendAs(demo, { phone: '+14157770001' });
     expectRefusal(refused, 403, 'recipient_suppressed', 'recipient_not_suppressed');
-    const rows = (await db.query('SELECT recipient, source FROM suppressions WHERE customer_id = $1', [demo.customer_id])).rows;
+    const rows = (await suite.db.query('SELECT recipient, source FROM suppressions WHERE customer_id = $1', [demo.customer_id])).rows;
     expect(rows).toEqual([{ recipient: '+14157770001', source: 'manual' }]);
-    await withOperator(stack, ({ pool, facts }) => unsuppress(pool, facts, { customerId: demo.customer_id, phone: '+14157770001' }));
+    await withOperator(suite.stack, ({ pool, facts }) => unsuppress(pool, facts, { customerId: demo.customer_id, phone: '+14157770001' }));
     expect((await sendAs(demo, { phone: '+14157770001' })).status).toBe(200);
   });
 
   it('423 instance_paused_for_review while paused, 200 after resume', async () => {
     const demo = await account();
-    await withOperator(stack, ({ pool, facts }) => pauseInstance(pool, facts, { instanceId: demo.instance_id, reason: 'complaint under review', by: 'compliance' }));
+    await withOperator(suite.stack, ({ pool, facts }) => pauseInstance(pool, facts, { instanceId: demo.instance_id, reason: 'complaint under review', by: 'compliance' }));
     expectRefusal(await sendAs(demo), 423, 'instance_paused_for_review', 'instance_not_paused');
-    await withOperator(stack, ({ pool, facts }) => resumeInstance(pool, facts, { instanceId: demo.instance_id, reason: 'review passed', by: 'compliance' }));
+    await withOperator(suite.stack, ({ pool, facts }) => resumeInstance(pool, facts, { instanceId: demo.instance_id, reason: 'review passed', by: 'compliance' }));
     expect((await sendAs(demo)).status).toBe(200);
   });
 
@@ -182,10 +159,10 @@ describe('limits under concurrency', () => {
     expect(ok).toHaveLength(limit);
     expect(refused).toHaveLength(2 * limit);
     for (const r of refused) expect(r.body.error).toBe('daily_message_limit_exceeded');
-    const usage = (await db.query("SELECT used FROM quota_usage WHERE customer_id = $1 AND window_key LIKE '____-__-__'", [demo.customer_id])).rows;
+    const usage = (await suite.db.query("SELECT used FROM quota_usage WHERE customer_id = $1 AND window_key LIKE '____-__-__'", [demo.customer_id])).rows;
     expect(usage).toEqual([{ used: limit }]);
-    const ledger: Array<{ instance: string }> = (await stack.simulator.call('GET', '/sim/ledger')).body.messages;
-    const dispatched = await db.query("SELECT count(*)::int AS n FROM deliveries WHERE customer_id = $1 AND state = 'dispatched'", [demo.customer_id]);
+    const ledger: Array<{ instance: string }> = (await suite.stack.simulator.call('GET', '/sim/ledger')).body.messages;
+    const dispatched = await suite.db.query("SELECT count(*)::int AS n FROM deliveries WHERE customer_id = $1 AND state = 'dispatched'", [demo.customer_id]);
     expect(dispatched.rows[0].n).toBe(limit);
     expect(ledger.length).toBeGreaterThanOrEqual(limit);
   });

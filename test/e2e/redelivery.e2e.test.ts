@@ -1,42 +1,22 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import pg from 'pg';
+import { describe, expect, it } from 'vitest';
 import { demoAccount, type DemoAccount } from '../support/accounts.ts';
 import { send, type HttpResult } from '../support/http.ts';
-import { startStack, type ServiceName, type Stack } from '../support/stack.ts';
+import type { ServiceName } from '../support/stack.ts';
 import { readTopic } from '../support/topic-reader.ts';
+import { until, useStack } from '../support/suite.ts';
 
-let stack: Stack;
-let db: pg.Client;
-
-beforeAll(async () => {
-  stack = await startStack();
-  db = new pg.Client({ connectionString: stack.isolation.databaseUrl });
-  await db.connect();
-});
-
-afterAll(async () => {
-  await db?.end();
-  await stack?.stop();
-});
-
-async function until(condition: () => Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+const suite = useStack();
 
 /** How many times the simulator received each text. */
 async function ledgerTexts(): Promise<Map<string, number>> {
-  const messages: Array<{ text: string }> = (await stack.simulator.call('GET', '/sim/ledger')).body.messages;
+  const messages: Array<{ text: string }> = (await suite.stack.simulator.call('GET', '/sim/ledger')).body.messages;
   const counts = new Map<string, number>();
   for (const m of messages) counts.set(m.text, (counts.get(m.text) ?? 0) + 1);
   return counts;
 }
 
 async function count(sql: string, params: unknown[]): Promise<number> {
-  return Number((await db.query(sql, params)).rows[0].n);
+  return Number((await suite.db.query(sql, params)).rows[0].n);
 }
 
 /** Sends `total` distinct messages, `concurrency` at a time, returning every answer. */
@@ -46,7 +26,7 @@ function sendStream(account: DemoAccount, label: string, total: number, concurre
   const worker = async () => {
     while (next < total) {
       const i = next++;
-      results[i] = await send(stack.apiUrl, account.api_key, {
+      results[i] = await send(suite.stack.apiUrl, account.api_key, {
         instance_id: account.instance_id,
         phone: `+1415555${String(1000 + i).padStart(4, '0')}`,
         message: `${label} message ${i}`,
@@ -58,15 +38,15 @@ function sendStream(account: DemoAccount, label: string, total: number, concurre
 }
 
 async function killAndRestartMidStream(service: ServiceName, label: string, progress: (account: DemoAccount) => Promise<number>) {
-  const account = await demoAccount(stack);
+  const account = await demoAccount(suite.stack);
   const total = 120;
   const stream = sendStream(account, label, total, 12);
   await until(async () => (await progress(account)) >= 30, 60_000, `${service} to get going`);
-  await stack.kill(service, 'SIGKILL');
+  await suite.stack.kill(service, 'SIGKILL');
   // The kill must land mid-stream for the test to mean anything.
   const progressAtKill = await progress(account);
   expect(progressAtKill).toBeLessThan(total);
-  await stack.start(service);
+  await suite.stack.start(service);
   const results = await stream;
   // Let the pipeline drain: every accepted decision claimed by the delivery stage, then settled.
   await until(
@@ -93,7 +73,7 @@ describe('redelivery after a consumer is killed mid-stream', () => {
     // Never twice.
     for (const [text, times] of mine) expect(times, text).toBe(1);
 
-    const states = await db.query<{ state: string; n: string }>('SELECT state, count(*) AS n FROM deliveries WHERE customer_id = $1 GROUP BY state', [account.customer_id]);
+    const states = await suite.db.query<{ state: string; n: string }>('SELECT state, count(*) AS n FROM deliveries WHERE customer_id = $1 GROUP BY state', [account.customer_id]);
     const byState = Object.fromEntries(states.rows.map((r) => [r.state, Number(r.n)]));
     console.info('delivery states after the kill and restart', byState);
     expect((byState.dispatched ?? 0) + (byState.unknown ?? 0) + (byState.dispatching ?? 0)).toBe(total);
@@ -108,7 +88,7 @@ describe('redelivery after a consumer is killed mid-stream', () => {
       expect([200], JSON.stringify(result.body)).toContain(result.status);
       if (result.body.status === 'sent') expect(ledger.get(`kill-delivery message ${results.indexOf(result)}`)).toBe(1);
     }
-    const outcomes = (await readTopic(stack.env, 'deliveryEvents')).filter((e) => e.payload.customer_id === account.customer_id);
+    const outcomes = (await readTopic(suite.stack.env, 'deliveryEvents')).filter((e) => e.payload.customer_id === account.customer_id);
     const perMessage = new Map<string, number>();
     for (const e of outcomes) {
       if (e.type === 'MessageDispatched' || e.type === 'DeliveryFailed') perMessage.set(e.payload.message_id, (perMessage.get(e.payload.message_id) ?? 0) + 1);
@@ -124,10 +104,10 @@ describe('redelivery after a consumer is killed mid-stream', () => {
     expect(await count('SELECT count(DISTINCT command_id) AS n FROM policy_log WHERE customer_id = $1', [account.customer_id])).toBe(total);
     // No double counting: the quota projection and the folded state count each accepted send once.
     expect(await count("SELECT used AS n FROM quota_usage WHERE customer_id = $1 AND window_key LIKE '____-__-__'", [account.customer_id])).toBe(total);
-    const state = (await db.query('SELECT state FROM policy_state WHERE customer_id = $1', [account.customer_id])).rows[0].state;
+    const state = (await suite.db.query('SELECT state FROM policy_state WHERE customer_id = $1', [account.customer_id])).rows[0].state;
     expect(state.quota.day.used).toBe(total);
 
-    const decisions = (await readTopic(stack.env, 'policyDecisions')).filter((e) => e.type === 'SendDecided' && e.payload.customer_id === account.customer_id);
+    const decisions = (await readTopic(suite.stack.env, 'policyDecisions')).filter((e) => e.type === 'SendDecided' && e.payload.customer_id === account.customer_id);
     const perCommand = new Map<string, number>();
     for (const e of decisions) perCommand.set(e.payload.correlation_id, (perCommand.get(e.payload.correlation_id) ?? 0) + 1);
     expect(perCommand.size).toBe(total);

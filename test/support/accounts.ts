@@ -36,6 +36,18 @@ export async function withOperator<T>(stack: Stack, work: (tools: { pool: Return
   }
 }
 
+/** Every limit opened, as a manual review would, for tests about something other than limits. */
+export const OPEN_LIMITS = {
+  daily: 1_000_000,
+  monthly: 10_000_000,
+  burst: 1_000_000,
+  refillPerMinute: 1_000_000,
+  recipientIntervalMs: 0,
+  bulkRecipients: 1_000_000,
+  reason: 'test account: limits raised for functional tests',
+  by: 'test-suite',
+};
+
 /** A fresh customer with a connected simulator instance and an API key, made as the CLI's demo does. */
 export async function demoAccount(stack: Stack, options: AccountOptions = { unlimited: true }): Promise<DemoAccount> {
   return withOperator(stack, async ({ pool, facts }) => {
@@ -46,17 +58,7 @@ export async function demoAccount(stack: Stack, options: AccountOptions = { unli
       plan: options.plan ?? 'scale',
     });
     if (options.unlimited) {
-      await setLimits(pool, facts, {
-        customerId: demo.customer_id,
-        daily: 1_000_000,
-        monthly: 10_000_000,
-        burst: 1_000_000,
-        refillPerMinute: 1_000_000,
-        recipientIntervalMs: 0,
-        bulkRecipients: 1_000_000,
-        reason: 'test account: limits raised for functional tests',
-        by: 'test-suite',
-      });
+      await setLimits(pool, facts, { ...OPEN_LIMITS, customerId: demo.customer_id });
     }
     return demo;
   });

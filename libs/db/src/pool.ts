@@ -13,10 +13,15 @@ export function createPool(databaseUrl: string, max = 10): Pool {
   return pool;
 }
 
-export async function withTransaction<T>(pool: Pool, work: (client: PoolClient) => Promise<T>): Promise<T> {
+/** Runs work in one transaction; `begin` can ask for another isolation level or read-only. */
+export async function withTransaction<T>(
+  pool: { connect(): Promise<PoolClient> },
+  work: (client: PoolClient) => Promise<T>,
+  begin = 'BEGIN',
+): Promise<T> {
   const client = await pool.connect();
   try {
-    await client.query('BEGIN');
+    await client.query(begin);
     const result = await work(client);
     await client.query('COMMIT');
     return result;

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import type { PoolClient } from '@gw/db';
+import { withTransaction, type PoolClient } from '@gw/db';
 import type { RuleOutcome, SendDecided } from '@gw/events';
 import { canonicalJson, chainedFields } from '@gw/policy-log';
 
@@ -93,19 +93,8 @@ export async function* cursor<T>(client: PoolClient, sql: string, params: unknow
 }
 
 /** A read-only, repeatable-read transaction: one consistent snapshot for a whole export or check. */
-export async function readSnapshot<T>(pool: { connect(): Promise<PoolClient> }, work: (client: PoolClient) => Promise<T>): Promise<T> {
-  const client = await pool.connect();
-  try {
-    await client.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
-    const result = await work(client);
-    await client.query('COMMIT');
-    return result;
-  } catch (error) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw error;
-  } finally {
-    client.release();
-  }
+export function readSnapshot<T>(pool: { connect(): Promise<PoolClient> }, work: (client: PoolClient) => Promise<T>): Promise<T> {
+  return withTransaction(pool, work, 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
 }
 
 /** The send's source is not a policy_log column; the first rule (module_enabled) always records it. */

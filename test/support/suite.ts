@@ -1,0 +1,43 @@
+import { afterAll, beforeAll } from 'vitest';
+import pg from 'pg';
+import { startStack, type Stack } from './stack.ts';
+
+export interface StackSuite {
+  readonly stack: Stack;
+  /** A Postgres client on the stack's own database. */
+  readonly db: pg.Client;
+}
+
+/** Starts a stack and a database client for the file's tests, and stops both after them. */
+export function useStack(): StackSuite {
+  let stack: Stack | undefined;
+  let db: pg.Client | undefined;
+  beforeAll(async () => {
+    stack = await startStack();
+    db = new pg.Client({ connectionString: stack.isolation.databaseUrl });
+    await db.connect();
+  });
+  afterAll(async () => {
+    await db?.end();
+    await stack?.stop();
+  });
+  return {
+    get stack() {
+      if (!stack) throw new Error('the stack is not started yet');
+      return stack;
+    },
+    get db() {
+      if (!db) throw new Error('the stack is not started yet');
+      return db;
+    },
+  };
+}
+
+/** Polls until the condition holds, failing with a clear message after the timeout. */
+export async function until(condition: () => Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
