@@ -5,6 +5,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { PreflightError, preflight } from './lib/preflight.ts';
 import { defer, teardown } from './lib/teardown.ts';
 import { sendPathBench, type SendPathConfig } from './send-path.ts';
+import { deciderBench } from './decider.ts';
 
 function intEnv(name: string, fallback: number, min = 1): number {
   const raw = process.env[name];
@@ -113,6 +114,7 @@ async function main(): Promise<void> {
   console.log(
     `bench: send path vs baseline; ${config.connections} connections, ${config.warmupS} s warm-up + ${config.durationS} s measured each; time budget ${budgetS} s`,
   );
+  deciderBench();
   await preflight();
   await sendPathBench(config);
 }
