@@ -71,8 +71,10 @@ export async function startStack(services: ServiceName[] = ['api', 'policy', 'de
       env: { ...process.env, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
-    child.stdout!.pipe(log);
-    child.stderr!.pipe(log);
+    // Both streams share one file: neither may end it while the other still writes.
+    child.stdout!.pipe(log, { end: false });
+    child.stderr!.pipe(log, { end: false });
+    child.once('exit', () => setTimeout(() => log.end(), 100));
     children.set(name, child);
     await waitReady(readyUrl(name), child, 90_000, name);
   };

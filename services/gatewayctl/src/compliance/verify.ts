@@ -57,6 +57,8 @@ export interface VerifyReport {
   events: number;
   elapsed_ms: number;
   events_per_second: number;
+  /** Wall time of each check: (1) Postgres chain, (2) decisions topic and agreement, (3) replay; other: offsets and lookups. */
+  phases_ms?: { postgres: number; decisions: number; replay: number; other: number };
 }
 
 interface KafkaEntry {
@@ -120,6 +122,14 @@ export async function verifyPolicyLog(deps: ComplianceDeps, options: VerifyOptio
   const inScope = (partitionChain: number) => chains === null || chains.includes(partitionChain);
 
   // (1) Postgres, in one snapshot.
+  const phases = { postgres: 0, decisions: 0, replay: 0, other: 0 };
+  let phaseStarted = Date.now();
+  const endPhase = (name: keyof typeof phases) => {
+    const now = Date.now();
+    phases[name] += now - phaseStarted;
+    phaseStarted = now;
+  };
+  endPhase('other');
   const dbRows = new Map<number, { compare: string; command_id: string; customer_id: string }>();
   await readSnapshot(pool, async (client) => {
     const filter = chains === null ? '' : 'WHERE partition_chain = ANY($1::int[])';
@@ -165,6 +175,7 @@ export async function verifyPolicyLog(deps: ComplianceDeps, options: VerifyOptio
       }
     }
   });
+  endPhase('postgres');
 
   // The order of these snapshots makes the checks safe against a running consumer: every decision
   // of a command below the committed offset is on the topic below decisionEnds, and every command
@@ -173,6 +184,8 @@ export async function verifyPolicyLog(deps: ComplianceDeps, options: VerifyOptio
   const committed = await kafka.committedOffsets(topics.group('policy'), customerTopic);
   const decisionEnds = await kafka.endOffsets(topics.name('policyDecisions'));
   const customerEnds = await kafka.endOffsets(customerTopic);
+
+  endPhase('other');
 
   // (2) The decisions topic.
   const kafkaEntries = new Map<number, KafkaEntry>();
@@ -266,6 +279,8 @@ export async function verifyPolicyLog(deps: ComplianceDeps, options: VerifyOptio
   const missingOnKafka = new Map<string, number>();
   for (const [logId, row] of dbRows) if (!kafkaEntries.has(logId)) missingOnKafka.set(row.command_id, logId);
 
+  endPhase('decisions');
+
   // (3) Re-run the decider over the customer streams.
   const replayer = new Replayer();
   const customerTotal = total(customerEnds);
@@ -342,6 +357,7 @@ export async function verifyPolicyLog(deps: ComplianceDeps, options: VerifyOptio
     report(logId, 'kafka_missing', `policy_log row for command ${commandId} has no record on the decisions topic`);
   }
 
+  endPhase('replay');
   const elapsed = Date.now() - started;
   const events = counts.db_rows + decisionsRead + customerRead;
   return {
@@ -353,6 +369,7 @@ export async function verifyPolicyLog(deps: ComplianceDeps, options: VerifyOptio
     events,
     elapsed_ms: elapsed,
     events_per_second: Math.round(events / Math.max(elapsed / 1000, 0.001)),
+    phases_ms: phases,
   };
 }
 

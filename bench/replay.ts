@@ -1,0 +1,300 @@
+// The compliance-replay benchmark: `gatewayctl policy-log verify` (Postgres chain, decisions-topic
+// chain and agreement, re-run of the decider over customer-events) over a real log of
+// BENCH_LOG_ENTRIES (200,000) entries decided by the real policy consumer, against the raw rate
+// at which the same topics can be read, measured in the same run. Reports; never gates.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import { createPool } from '@gw/db';
+import { EventCodec, Topics } from '@gw/events';
+import { KafkaInspector, type ConsumedRecord } from '@gw/kafka';
+import { verifyPolicyLog, type VerifyReport } from '../services/gatewayctl/src/compliance/index.ts';
+import { benchDecider } from '../libs/policy/src/bench.ts';
+import { baseConfig } from '../test/support/infra.ts';
+import { startStack } from '../test/support/stack.ts';
+import { buildPolicyLog, type BuiltLog } from './lib/replay-log.ts';
+import { cpuSnapshot, cpuUsage, type CpuUsage } from './lib/cpu.ts';
+import { defer, deleteKafkaState, deleteSubjects } from './lib/teardown.ts';
+
+const ROOT = fileURLToPath(new URL('../', import.meta.url));
+export const REPLAY_OUTPUT = `${ROOT}.run/bench/replay.json`;
+
+/** Replay (verify) at least half the raw consume rate of the same records. */
+export const REPLAY_TARGET = { ratioToRaw: 0.5 } as const;
+
+export interface ReplayConfig {
+  entries: number;
+  customers: number;
+  /** Longest wait for the policy consumer to decide the whole log. */
+  buildTimeoutS: number;
+}
+
+function intEnv(name: string, fallback: number, min = 1): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min) throw new Error(`${name} must be an integer >= ${min}, got "${raw}"`);
+  return value;
+}
+
+export function replayConfigFromEnv(): ReplayConfig {
+  return {
+    entries: intEnv('BENCH_LOG_ENTRIES', 200_000),
+    customers: intEnv('BENCH_LOG_CUSTOMERS', 200),
+    buildTimeoutS: intEnv('BENCH_LOG_BUILD_TIMEOUT_S', 300),
+  };
+}
+
+const round = (value: number, digits = 0) => Math.round(value * 10 ** digits) / 10 ** digits;
+const perS = (n: number, ms: number) => (ms > 0 ? Math.round((n / ms) * 1000) : 0);
+
+interface Timed {
+  records: number;
+  ms: number;
+  perS: number;
+  cpu: CpuUsage;
+}
+
+async function timed(work: () => Promise<number>): Promise<Timed> {
+  const before = cpuSnapshot();
+  const started = performance.now();
+  const records = await work();
+  const ms = performance.now() - started;
+  return { records, ms: round(ms), perS: perS(records, ms), cpu: cpuUsage(before, cpuSnapshot()) };
+}
+
+/** Reads a topic to its end with the compliance tooling's reader, as verify does, doing only `each` per record. */
+async function readAll(inspector: KafkaInspector, topic: string, each?: (record: ConsumedRecord) => Promise<unknown>): Promise<number> {
+  const ends = await inspector.endOffsets(topic);
+  let n = 0;
+  await inspector.readToEnd(topic, {
+    ends,
+    concurrency: ends.size,
+    onBatch: async (records) => {
+      if (each) for (const record of records) await each(record);
+      n += records.length;
+    },
+  });
+  return n;
+}
+
+export interface ReplayReport {
+  at: string;
+  config: ReplayConfig;
+  cores: number;
+  target: typeof REPLAY_TARGET;
+  build: BuiltLog;
+  raw: {
+    customerEvents: Timed;
+    decisions: Timed;
+    customerEventsDecoded: Timed;
+    decisionsDecoded: Timed;
+    /** Both topics, count only: the rate the verify is compared with. */
+    both: { records: number; ms: number; perS: number };
+    bothDecoded: { records: number; ms: number; perS: number };
+  };
+  verify: {
+    report: Omit<VerifyReport, 'divergences'> & { divergences: VerifyReport['divergences'] };
+    cpu: CpuUsage;
+    /** Kafka records (decisions + customer events) verified per second over the whole verify. */
+    kafkaRecordsPerS: number;
+    /** Phase (3) alone: customer events replayed through the engine per second. */
+    replayPerS: number | null;
+  };
+  ratio: {
+    /** Verify's Kafka records/s over the raw (count-only) rate of both topics. */
+    verifyToRaw: number | null;
+    /** Verify's own events/s figure (Postgres rows + records) over the raw rate. */
+    verifyEventsToRaw: number | null;
+    /** Replay phase's customer events/s over the raw rate of customer-events. */
+    replayToRaw: number | null;
+    verifyToDecoded: number | null;
+    replayToDecoded: number | null;
+  };
+  verdict: { verify: 'PASS' | 'MISS'; replay: 'PASS' | 'MISS' | null };
+  decider: { decisionsPerS: number; sparseDecisionsPerS: number; commands: number };
+  limits: string[];
+}
+
+function table(rows: string[][]): string {
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));
+  const line = (r: string[]) => r.map((cell, i) => (i > 0 ? cell.padStart(widths[i]!) : cell.padEnd(widths[i]!))).join('  ');
+  return [line(rows[0]!), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.slice(1).map(line)].join('\n');
+}
+
+const ratio = (a: number, b: number) => (b > 0 ? round(a / b, 2) : null);
+const fmt = (v: number | null | undefined, digits = 0) => (v === null || v === undefined ? '-' : round(v, digits).toString());
+const cpuTop = (cpu: CpuUsage) => Object.entries(cpu.byComponent).slice(0, 3).map(([k, v]) => `${k} ${v}%`).join(', ');
+
+function print(r: ReplayReport): void {
+  const b = r.build;
+  const v = r.verify.report;
+  console.log('');
+  console.log(`== compliance replay: policy-log verify over ${v.counts.db_rows} entries vs raw consume of the same topics`);
+  console.log(
+    `setup (not a figure): ${b.commands} commands for ${b.customers} customers + ${b.facts} facts appended in ${fmt(b.produceMs / 1000, 1)} s, ` +
+      `decided by the policy consumer in ${fmt(b.decideMs / 1000, 1)} s (${perS(b.commands, b.decideMs)}/s); build ${fmt(b.totalMs / 1000, 1)} s in all. ` +
+      `Decisions: ${b.decided.accepted} accepted, ${b.decided.rejected} rejected ${JSON.stringify(b.decided.byCode)}`,
+  );
+  const row = (label: string, t: { records: number; ms: number; perS: number }) => [label, String(t.records), fmt(t.ms / 1000, 2), String(t.perS)];
+  console.log(
+    table([
+      ['', 'records', 's', 'records/s'],
+      row('raw: customer-events, count only', r.raw.customerEvents),
+      row('raw: policy-decisions, count only', r.raw.decisions),
+      row('raw: both topics, count only', r.raw.both),
+      row('raw + decode: customer-events', r.raw.customerEventsDecoded),
+      row('raw + decode: policy-decisions', r.raw.decisionsDecoded),
+      row('raw + decode: both topics', r.raw.bothDecoded),
+      ['verify: all three checks, Kafka records', String(v.counts.kafka_decisions + v.counts.customer_events), fmt(v.elapsed_ms / 1000, 2), String(r.verify.kafkaRecordsPerS)],
+      ['verify: all three checks, events (+ Postgres rows)', String(v.events), fmt(v.elapsed_ms / 1000, 2), String(v.events_per_second)],
+      ...(v.phases_ms
+        ? [
+            ['  (1) Postgres chain', String(v.counts.db_rows), fmt(v.phases_ms.postgres / 1000, 2), String(perS(v.counts.db_rows, v.phases_ms.postgres))],
+            ['  (2) decisions topic + agreement', String(v.counts.kafka_decisions), fmt(v.phases_ms.decisions / 1000, 2), String(perS(v.counts.kafka_decisions, v.phases_ms.decisions))],
+            ['  (3) replay of customer-events', String(v.counts.customer_events), fmt(v.phases_ms.replay / 1000, 2), String(r.verify.replayPerS ?? '-')],
+          ]
+        : []),
+    ]),
+  );
+  console.log(
+    `verify result: ${v.ok ? 'CLEAN' : `${v.divergence_count} DIVERGENCE(S)`}; ${v.counts.decisions_replayed} decisions re-run, ${v.counts.pending_commands} pending, ${v.counts.kafka_duplicates} duplicates` +
+      (v.divergences.length ? `; e.g. ${JSON.stringify(v.divergences.slice(0, 3))}` : ''),
+  );
+  console.log(`CPU during raw count (% of one core): ${cpuTop(r.raw.customerEvents.cpu)}; during verify: ${cpuTop(r.verify.cpu)}; machine ${r.verify.cpu.machineBusyPct}% busy of ${r.cores} cores`);
+  console.log(`decider (in-process, no I/O): ${r.decider.decisionsPerS} decisions/s at one send every 2 s; ${r.decider.sparseDecisionsPerS} decisions/s at one every 30 s (${r.decider.commands} commands)`);
+  for (const note of r.limits) console.log(`- ${note}`);
+  console.log('');
+  console.log(
+    `replay: verify ${r.verify.kafkaRecordsPerS} Kafka records/s (${v.events_per_second} events/s incl. Postgres rows) vs raw ${r.raw.both.perS} records/s: ratio ${fmt(r.ratio.verifyToRaw, 2)} ` +
+      `(events/s ratio ${fmt(r.ratio.verifyEventsToRaw, 2)}); replay phase ${fmt(r.verify.replayPerS)} events/s vs raw customer-events ${r.raw.customerEvents.perS}/s: ratio ${fmt(r.ratio.replayToRaw, 2)}`,
+  );
+  console.log(
+    `target verify >= ${REPLAY_TARGET.ratioToRaw} x raw: ${r.verdict.verify} (${fmt(r.ratio.verifyToRaw, 2)}); replay phase >= ${REPLAY_TARGET.ratioToRaw} x raw: ${r.verdict.replay ?? '-'} (${fmt(r.ratio.replayToRaw, 2)}); ` +
+      `decider ${r.decider.decisionsPerS} decisions/s in-process`,
+  );
+  console.log(`figures written to ${REPLAY_OUTPUT}`);
+}
+
+function whatLimits(r: ReplayReport): string[] {
+  const notes: string[] = [];
+  const v = r.verify.report;
+  if (v.phases_ms) {
+    const total = v.elapsed_ms || 1;
+    const share = (ms: number) => `${Math.round((ms / total) * 100)}%`;
+    notes.push(
+      `verify time by phase: Postgres chain ${share(v.phases_ms.postgres)}, decisions topic ${share(v.phases_ms.decisions)}, replay ${share(v.phases_ms.replay)}` +
+        (v.phases_ms.other > 0 ? `, offsets/lookups ${share(v.phases_ms.other)}` : '') + '.',
+    );
+  }
+  const benchCpu = r.verify.cpu.byComponent['bench process (load generator, simulator, baseline server)'] ?? 0;
+  notes.push(
+    `verify runs in one Node process: ${benchCpu}% of one core during verify (${benchCpu >= 85 ? 'CPU-bound on the main thread' : 'not CPU-bound: waiting on Kafka/Postgres'}); ` +
+      `raw count used ${r.raw.customerEvents.cpu.byComponent['bench process (load generator, simulator, baseline server)'] ?? 0}% (kafkajs fetch + record decoding).`,
+  );
+  notes.push(
+    `decode alone costs: raw ${r.raw.both.perS}/s -> raw + Avro decode ${r.raw.bothDecoded.perS}/s; the decider in-process runs ${r.decider.decisionsPerS}/s, so replay can never beat ~${r.decider.decisionsPerS} commands/s.`,
+  );
+  return notes;
+}
+
+/** Runs the bench; BENCH_ONLY=baseline|send skip it (they select one side of the send-path bench). */
+export async function replayBench(config: ReplayConfig = replayConfigFromEnv()): Promise<ReplayReport | null> {
+  const only = process.env.BENCH_ONLY;
+  if (only && only !== 'replay') return null;
+  console.log(`\nbench: compliance replay over ${config.entries} policy-log entries (${config.customers} customers); building the log through the real policy consumer`);
+
+  // The in-process decider rate, for the summary (what the replay's decide step can reach at best).
+  benchDecider(2_000);
+  const deciderCommands = Number(process.env.BENCH_DECISIONS ?? 20_000);
+  const decider = { decisionsPerS: benchDecider(deciderCommands), sparseDecisionsPerS: benchDecider(deciderCommands, 30_000), commands: deciderCommands };
+
+  const stack = await startStack(['policy']);
+  const prefix = stack.isolation.topicPrefix;
+  let stopped = false;
+  const stop = async () => {
+    if (stopped) return;
+    stopped = true;
+    await stack.stop();
+    const removed = await deleteKafkaState(baseConfig.kafkaBrokers, [prefix]);
+    const subjects = await deleteSubjects(baseConfig.schemaRegistryUrl, prefix);
+    console.log(`bench: replay: removed the log's database, ${removed.topics} topics, ${removed.groups} consumer groups and ${subjects} registry subjects`);
+  };
+  defer('replay bench: policy service, its database, topics, groups and subjects', stop);
+  const topics = new Topics(prefix, Number(stack.env.TOPIC_PARTITIONS ?? baseConfig.topicPartitions));
+  const pool = createPool(stack.isolation.databaseUrl, 3);
+  try {
+    const build = await buildPolicyLog({
+      brokers: baseConfig.kafkaBrokers,
+      registryUrl: baseConfig.schemaRegistryUrl,
+      databaseUrl: stack.isolation.databaseUrl,
+      topics,
+      entries: config.entries,
+      customers: config.customers,
+      timeoutMs: config.buildTimeoutS * 1000,
+      onProgress: (line) => console.log(`bench: replay: ${line}`),
+    });
+    console.log(`bench: replay: log built in ${round(build.totalMs / 1000, 1)} s (setup); stopping the policy consumer so it does not share the CPU`);
+    // Verify is safe beside a running consumer, but an idle one still polls; measured alone.
+    await stack.kill('policy', 'SIGTERM');
+
+    const inspector = new KafkaInspector(baseConfig.kafkaBrokers, prefix);
+    const customerTopic = topics.name('customerEvents');
+    const decisionsTopic = topics.name('policyDecisions');
+    // Warm-up read: page cache, broker segment handles and the JIT, for both sides alike.
+    await readAll(inspector, decisionsTopic);
+
+    console.log('bench: replay: measuring raw consume (count only, then with Avro decode)');
+    const customerEvents = await timed(() => readAll(inspector, customerTopic));
+    const decisions = await timed(() => readAll(inspector, decisionsTopic));
+    const rawCodec = new EventCodec(baseConfig.schemaRegistryUrl, topics);
+    const customerEventsDecoded = await timed(() => readAll(inspector, customerTopic, (record) => rawCodec.decode(record)));
+    const decisionsDecoded = await timed(() => readAll(inspector, decisionsTopic, (record) => rawCodec.decode(record)));
+    const both = { records: customerEvents.records + decisions.records, ms: round(customerEvents.ms + decisions.ms), perS: 0 };
+    both.perS = perS(both.records, both.ms);
+    const bothDecoded = { records: customerEventsDecoded.records + decisionsDecoded.records, ms: round(customerEventsDecoded.ms + decisionsDecoded.ms), perS: 0 };
+    bothDecoded.perS = perS(bothDecoded.records, bothDecoded.ms);
+
+    console.log('bench: replay: measuring policy-log verify (Postgres chain, decisions topic, replay of customer-events)');
+    // A fresh codec, as a gatewayctl process starts with: schema lookups are part of the cost.
+    const deps = { pool, kafka: inspector, codec: new EventCodec(baseConfig.schemaRegistryUrl, topics), topics };
+    const before = cpuSnapshot();
+    const report = await verifyPolicyLog(deps, { maxDivergences: 20 });
+    const verifyCpu = cpuUsage(before, cpuSnapshot());
+    const kafkaRecords = report.events - report.counts.db_rows;
+    const kafkaRecordsPerS = perS(kafkaRecords, report.elapsed_ms);
+    const replayPerS = report.phases_ms ? perS(report.counts.customer_events, report.phases_ms.replay) : null;
+
+    const result: ReplayReport = {
+      at: new Date().toISOString(),
+      config,
+      cores: cpuSnapshot().cores,
+      target: REPLAY_TARGET,
+      build,
+      raw: { customerEvents, decisions, customerEventsDecoded, decisionsDecoded, both, bothDecoded },
+      verify: { report, cpu: verifyCpu, kafkaRecordsPerS, replayPerS },
+      ratio: {
+        verifyToRaw: ratio(kafkaRecordsPerS, both.perS),
+        verifyEventsToRaw: ratio(report.events_per_second, both.perS),
+        replayToRaw: replayPerS === null ? null : ratio(replayPerS, customerEvents.perS),
+        verifyToDecoded: ratio(kafkaRecordsPerS, bothDecoded.perS),
+        replayToDecoded: replayPerS === null ? null : ratio(replayPerS, customerEventsDecoded.perS),
+      },
+      verdict: {
+        verify: kafkaRecordsPerS >= REPLAY_TARGET.ratioToRaw * both.perS ? 'PASS' : 'MISS',
+        replay: replayPerS === null ? null : replayPerS >= REPLAY_TARGET.ratioToRaw * customerEvents.perS ? 'PASS' : 'MISS',
+      },
+      decider,
+      limits: [],
+    };
+    result.limits = whatLimits(result);
+    mkdirSync(`${ROOT}.run/bench`, { recursive: true });
+    writeFileSync(REPLAY_OUTPUT, `${JSON.stringify(result, null, 2)}\n`);
+    print(result);
+    return result;
+  } finally {
+    await pool.end().catch(() => undefined);
+    console.log('bench: replay: cleaning up');
+    await stop();
+  }
+}
