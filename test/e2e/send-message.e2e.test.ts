@@ -210,6 +210,21 @@ describe('contract and utility routes', () => {
     expect(metrics).toContain('route="/api/send-message"');
   });
 
+  it('the consumers expose their lag per group and partition, measured against Kafka', async () => {
+    for (const service of ['policy', 'delivery'] as const) {
+      const metricsUrl = stack.readyUrl(service).replace('/readyz', '/metrics');
+      let text = '';
+      for (let i = 0; i < 50 && !text.includes('gateway_consumer_lag{'); i++) {
+        text = await (await fetch(metricsUrl)).text();
+        if (!text.includes('gateway_consumer_lag{')) await new Promise((r) => setTimeout(r, 200));
+      }
+      const lines = text.split('\n').filter((l) => l.startsWith('gateway_consumer_lag{'));
+      expect(lines.length, `${service} lag series`).toBe(6); // one per partition
+      expect(lines[0]).toMatch(new RegExp(`group="${stack.isolation.topicPrefix.replace('.', '\\.')}${service}"`));
+      for (const line of lines) expect(Number(line.split(' ').pop())).toBeGreaterThanOrEqual(0);
+    }
+  });
+
   it('an unknown route answers 404 in the ApiError shape', async () => {
     const response = await fetch(`${stack.apiUrl}/api/nope`);
     expect(response.status).toBe(404);

@@ -5,7 +5,6 @@ import { GroupCommit } from './group-commit.ts';
 import { TransactionCoalescer } from './transaction-coalescer.ts';
 import type {
   ConsumedRecord,
-  LagObserver,
   OutgoingRecord,
   RunningConsumer,
   TopicSpec,
@@ -33,7 +32,6 @@ export interface ListenOptions {
   topics: string[];
   fromBeginning: boolean;
   onRecord(record: ConsumedRecord): Promise<void> | void;
-  onLag?: LagObserver;
 }
 
 export interface TransformOptions {
@@ -48,7 +46,6 @@ export interface TransformOptions {
   instanceId?: string;
   transform: TransformBatch;
   partitionsConsumedConcurrently?: number;
-  onLag?: LagObserver;
 }
 
 function toMessages(records: OutgoingRecord[]) {
@@ -145,7 +142,7 @@ export class KafkaClient {
   /** A read-only subscriber, e.g. for request-reply listeners. Offsets are committed automatically. */
   async listen(options: ListenOptions): Promise<RunningConsumer> {
     const consumer = this.kafka.consumer({ groupId: options.groupId, sessionTimeout: this.sessionTimeoutMs, maxWaitTimeInMs: this.fetchMaxWaitMs });
-    const running = this.trackReadiness(consumer, options.groupId, options.onLag);
+    const running = this.trackReadiness(consumer, options.groupId);
     await consumer.connect();
     await consumer.subscribe({ topics: options.topics, fromBeginning: options.fromBeginning });
     await consumer.run({
@@ -187,7 +184,7 @@ export class KafkaClient {
       await this.send(outputs);
       await consumer.commitOffsets([{ topic, partition, offset: nextOffset }]);
     };
-    const running = this.trackReadiness(consumer, options.groupId, options.onLag, async () => {
+    const running = this.trackReadiness(consumer, options.groupId, async () => {
       if (producer) await (await producer).disconnect().catch(() => undefined);
     });
     await consumer.connect();
@@ -211,7 +208,6 @@ export class KafkaClient {
   private trackReadiness(
     consumer: Consumer,
     groupId: string,
-    onLag: LagObserver | undefined,
     extraClose?: () => Promise<void>,
   ): RunningConsumer {
     let joined = false;
@@ -229,10 +225,6 @@ export class KafkaClient {
     });
     consumer.on(consumer.events.CRASH, (event) => {
       this.logger.error({ groupId, error: String(event.payload.error), restart: event.payload.restart }, 'consumer crashed');
-    });
-    consumer.on(consumer.events.END_BATCH_PROCESS, (event) => {
-      const { topic, partition, offsetLag } = event.payload;
-      onLag?.({ groupId, topic, partition, lag: Number(offsetLag) });
     });
     let stopped = false;
     const stop = async () => {

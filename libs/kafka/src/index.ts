@@ -1,3 +1,3 @@
 export { KafkaClient, type KafkaClientOptions, type ListenOptions, type TransformOptions } from './client.ts';
-export type { OutgoingRecord, ConsumedRecord, TopicSpec, TransformBatch, BatchContext, RunningConsumer, LagObserver } from './types.ts';
+export type { OutgoingRecord, ConsumedRecord, TopicSpec, TransformBatch, BatchContext, RunningConsumer } from './types.ts';
 export { KafkaInspector, type PartitionRange, type ReadOptions } from './inspector.ts';

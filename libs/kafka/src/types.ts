@@ -46,6 +46,3 @@ export interface RunningConsumer {
   stop(): Promise<void>;
 }
 
-export interface LagObserver {
-  (sample: { groupId: string; topic: string; partition: number; lag: number }): void;
-}

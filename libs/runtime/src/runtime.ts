@@ -2,7 +2,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { loadConfig, type GatewayConfig } from '@gw/config';
 import { createPool, type Pool } from '@gw/db';
 import { EventCodec, Topics } from '@gw/events';
-import { KafkaClient, type LagObserver, type RunningConsumer } from '@gw/kafka';
+import { KafkaClient, KafkaInspector, type RunningConsumer } from '@gw/kafka';
 import { createLogger, createMetrics, opsPlugin, type Logger, type ServiceMetrics } from '@gw/observability';
 
 /** What every service process shares: configuration, logs, metrics, Kafka, the registry and Postgres. */
@@ -16,7 +16,11 @@ export interface Runtime {
   codec: EventCodec;
   pool: Pool;
   consumers: RunningConsumer[];
-  lagObserver: LagObserver;
+  /**
+   * Publishes a consumer group's lag (partition end offset minus committed offset) as the
+   * gateway_consumer_lag gauge, polled every LAG_POLL_MS: what SREs watch, measured as Kafka sees it.
+   */
+  watchLag(groupId: string, topics: string[]): void;
   close(): Promise<void>;
 }
 
@@ -44,8 +48,27 @@ export async function createRuntime(service: string, options: RuntimeOptions = {
   await codec.init();
   const pool = createPool(config.databaseUrl);
   const consumers: RunningConsumer[] = [];
-  const lagObserver: LagObserver = ({ groupId, topic, partition, lag }) =>
-    metrics.consumerLag.set({ group: groupId, topic, partition: String(partition) }, lag);
+  const inspector = new KafkaInspector(config.kafkaBrokers, config.topicPrefix);
+  const lagTimers: NodeJS.Timeout[] = [];
+  const watchLag = (groupId: string, watched: string[]) => {
+    const poll = async () => {
+      for (const topic of watched) {
+        try {
+          const [ends, committed] = await Promise.all([inspector.endOffsets(topic), inspector.committedOffsets(groupId, topic)]);
+          for (const [partition, range] of ends) {
+            const position = committed.get(partition) ?? range.low;
+            metrics.consumerLag.set({ group: groupId, topic, partition: String(partition) }, Number(range.end - position));
+          }
+        } catch (error) {
+          logger.debug({ groupId, topic, error: String(error) }, 'lag poll failed');
+        }
+      }
+    };
+    const timer = setInterval(() => void poll(), config.lagPollMs);
+    timer.unref();
+    lagTimers.push(timer);
+    void poll();
+  };
   let closed = false;
   return {
     service,
@@ -57,10 +80,11 @@ export async function createRuntime(service: string, options: RuntimeOptions = {
     codec,
     pool,
     consumers,
-    lagObserver,
+    watchLag,
     async close() {
       if (closed) return;
       closed = true;
+      for (const timer of lagTimers) clearInterval(timer);
       // Consumers first: they finish their in-flight batch and commit before anything else goes away.
       await Promise.allSettled(consumers.map((c) => c.stop()));
       await kafka.close();

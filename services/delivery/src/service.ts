@@ -15,8 +15,8 @@ export async function startDeliveryService(runtime: Runtime): Promise<{ breakers
     transactionalIdPrefix: runtime.topics.group('delivery-tx'),
     transform: dispatchAccepted({ runtime, directory, breakers }),
     partitionsConsumedConcurrently: runtime.config.topicPartitions,
-    onLag: runtime.lagObserver,
   });
   runtime.consumers.push(consumer);
+  runtime.watchLag(consumer.groupId, [runtime.topics.name('policyDecisions')]);
   return { breakers };
 }

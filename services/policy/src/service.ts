@@ -9,7 +9,7 @@ export async function startPolicyService(runtime: Runtime): Promise<void> {
     instanceId: runtime.config.consumerInstanceId,
     transactionalIdPrefix: runtime.topics.group('policy-tx'),
     transform: decideSends(runtime),
-    onLag: runtime.lagObserver,
   });
   runtime.consumers.push(consumer);
+  runtime.watchLag(consumer.groupId, [runtime.topics.name('customerEvents')]);
 }
