@@ -19,7 +19,7 @@ describe('gatewayctl', () => {
     const result = await gatewayctl(env, 'demo', '--json');
     expect(result.code, result.stderr).toBe(0);
     const demo = JSON.parse(result.stdout);
-    expect(Object.keys(demo).sort()).toEqual(['api_key', 'base_url', 'customer_id', 'instance_id', 'instance_name']);
+    expect(Object.keys(demo).sort()).toEqual(['api_key', 'base_url', 'customer_id', 'instance_id', 'instance_name', 'pbx_integration_id', 'pbx_secret']);
     expect(demo.base_url).toBe(stack.apiUrl);
 
     const sent = await send(demo.base_url, demo.api_key, {

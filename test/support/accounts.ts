@@ -13,6 +13,9 @@ export interface DemoAccount {
   instance_id: string;
   instance_name: string;
   api_key: string;
+  pbx_integration_id: number;
+  pbx_secret: string;
+  pbx_signing_secret?: string;
 }
 
 export interface AccountOptions {

@@ -26,7 +26,7 @@ export interface GatewayConfig {
   schemaRegistryUrl: string;
   databaseUrl: string;
   logLevel: string;
-  api: { host: string; port: number; publicBaseUrl: string; sendDeadlineMs: number; bodyLimitBytes: number };
+  api: { host: string; port: number; publicBaseUrl: string; sendDeadlineMs: number; bodyLimitBytes: number; pbxReplayWindowSeconds: number };
   policy: { host: string; port: number };
   delivery: { host: string; port: number; sendTimeoutMs: number; breakerResetMs: number; concurrency: number };
   simulator: { url: string; globalApiKey: string };
@@ -74,6 +74,7 @@ export function loadConfig(env: Env = process.env): GatewayConfig {
       publicBaseUrl: str(env, 'PUBLIC_BASE_URL', `http://${apiHost}:${apiPort}`),
       sendDeadlineMs: int(env, 'SEND_DEADLINE_MS', 10_000),
       bodyLimitBytes: int(env, 'API_BODY_LIMIT_BYTES', 64 * 1024),
+      pbxReplayWindowSeconds: int(env, 'PBX_REPLAY_WINDOW_S', 300),
     },
     policy: { host: str(env, 'POLICY_HOST', '127.0.0.1'), port: int(env, 'POLICY_PORT', 18010) },
     delivery: {

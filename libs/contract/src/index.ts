@@ -3,3 +3,4 @@ export { ApiError, type ApiErrorBody } from './api-error.ts';
 export { MESSAGE_PURPOSES, isMessagePurpose, type MessagePurpose } from './purposes.ts';
 export * from './schemas.ts';
 export { normalizePhone } from './phone.ts';
+export { DEFAULT_PBX_TEMPLATES, TEMPLATE_EVENTS, renderTemplate } from './pbx-templates.ts';

@@ -44,8 +44,58 @@ export const ApiErrorSchema = {
   },
 } as const;
 
-export const SHARED_SCHEMAS = [SendMessageRequestSchema, SendMessageSuccessSchema, ApiErrorSchema];
 
 export function ref(schema: { $id: string }) {
   return { $ref: `${schema.$id}#` };
 }
+
+export const PBX_EVENT_TYPES = [
+  'test',
+  'outbound_message',
+  'inbound_reply',
+  'missed_call',
+  'call_started',
+  'call_ended',
+  'voicemail',
+  'queue_event',
+  'queue_callback',
+  'after_hours',
+] as const;
+export type PbxEventType = (typeof PBX_EVENT_TYPES)[number];
+
+const optionalString = (description: string) => ({ type: 'string', maxLength: 1024, description });
+
+export const PbxWebhookRequestSchema = {
+  $id: 'PbxWebhookRequest',
+  type: 'object',
+  // PBX middleware often adds fields of its own; they are ignored, not refused.
+  additionalProperties: true,
+  required: ['event_type'],
+  properties: {
+    event_type: { type: 'string', enum: [...PBX_EVENT_TYPES] },
+    to: optionalString('Destination phone for outbound_message (international format)'),
+    customer_phone: optionalString('Customer phone for call-event templates (international format)'),
+    message_text: { type: 'string', maxLength: MESSAGE_MAX_LENGTH, description: 'Body for outbound_message' },
+    message_purpose: { type: 'string', enum: ['support', 'operational', 'transactional', 'internal_team', 'authentication'] },
+    conversation_id: optionalString(''),
+    external_message_id: optionalString('Idempotency: the same id never sends twice'),
+    agent_extension: optionalString(''),
+    queue: optionalString(''),
+    call_time: optionalString(''),
+  },
+} as const;
+
+export const PbxWebhookResponseSchema = {
+  $id: 'PbxWebhookResponse',
+  type: 'object',
+  required: ['success', 'status', 'event_type', 'action'],
+  properties: {
+    success: { type: 'boolean' },
+    status: { type: 'string', description: 'processed' },
+    event_type: { type: 'string', description: 'Echo of the processed event type' },
+    action: { type: 'string', description: 'received' },
+    message_id: { type: 'string' },
+  },
+} as const;
+
+export const SHARED_SCHEMAS = [SendMessageRequestSchema, SendMessageSuccessSchema, ApiErrorSchema, PbxWebhookRequestSchema, PbxWebhookResponseSchema];

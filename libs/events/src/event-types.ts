@@ -71,6 +71,13 @@ export interface PolicyFactRecord extends EventBase {
   payload: string;
 }
 
+export interface PbxEventReceived extends EventBase {
+  integration_id: number;
+  event_type: string;
+  payload: string;
+  action: 'send' | 'record' | 'acknowledge';
+}
+
 export interface EventPayloads {
   SendRequested: SendRequested;
   SendDecided: SendDecided;
@@ -78,6 +85,7 @@ export interface EventPayloads {
   DeliveryFailed: DeliveryFailed;
   PolicyInputRecorded: PolicyFactRecord;
   PolicyEventEmitted: PolicyFactRecord;
+  PbxEventReceived: PbxEventReceived;
 }
 
 export type EventType = keyof EventPayloads;

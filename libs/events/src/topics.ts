@@ -20,6 +20,7 @@ export const EVENT_TOPIC: Record<EventType, TopicName> = {
   DeliveryFailed: 'deliveryEvents',
   PolicyInputRecorded: 'customerEvents',
   PolicyEventEmitted: 'policyDecisions',
+  PbxEventReceived: 'customerEvents',
 };
 
 export class Topics {

@@ -5,6 +5,7 @@ import { errorHandlerPlugin } from './plugins/error-handler.ts';
 import { openapiPlugin } from './plugins/openapi.ts';
 import { homeRoutes } from './home/route.ts';
 import { sendMessageRoutes, type SendMessageDeps } from './send-message/route.ts';
+import { pbxRoutes, type PbxDeps } from './pbx/route.ts';
 
 export interface AppDeps {
   logger: Logger | false;
@@ -13,6 +14,7 @@ export interface AppDeps {
   publicBaseUrl: string;
   bodyLimitBytes: number;
   send: SendMessageDeps;
+  pbx: PbxDeps;
 }
 
 /** The public HTTP API: one plugin per concern, one error handler. */
@@ -33,5 +35,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(opsPlugin, { metrics: deps.metrics, readiness: deps.readiness });
   await app.register(homeRoutes);
   await app.register(sendMessageRoutes, deps.send);
+  // Its own scope: the PBX route reads bodies raw (for the HMAC) with its own size limit.
+  await app.register(pbxRoutes, deps.pbx);
   return app as unknown as FastifyInstance;
 }

@@ -1,6 +1,7 @@
 import { createRuntime, onShutdown } from '@gw/runtime';
 import { buildApp } from './app.ts';
 import { ReplyRouter } from './send-message/reply-router.ts';
+import { SecretBox } from '@gw/security';
 
 const runtime = await createRuntime('api');
 const { config, logger } = runtime;
@@ -14,6 +15,15 @@ const app = await buildApp({
   publicBaseUrl: config.api.publicBaseUrl,
   bodyLimitBytes: config.api.bodyLimitBytes,
   send: { pool: runtime.pool, kafka: runtime.kafka, codec: runtime.codec, replies, deadlineMs: config.api.sendDeadlineMs },
+  pbx: {
+    pool: runtime.pool,
+    kafka: runtime.kafka,
+    codec: runtime.codec,
+    replies,
+    box: SecretBox.fromConfig(config.secretKey),
+    deadlineMs: config.api.sendDeadlineMs,
+    replayWindowSeconds: config.api.pbxReplayWindowSeconds,
+  },
 });
 await app.listen({ host: config.api.host, port: config.api.port });
 logger.info({ url: config.api.publicBaseUrl }, 'api listening');

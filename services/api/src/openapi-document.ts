@@ -1,6 +1,7 @@
 import { createMetrics } from '@gw/observability';
 import { buildApp } from './app.ts';
 import type { SendMessageDeps } from './send-message/route.ts';
+import type { PbxDeps } from './pbx/route.ts';
 
 /**
  * Builds the OpenAPI document from the registered routes without connecting to anything:
@@ -14,6 +15,7 @@ export async function openapiDocument(serverUrl = '/'): Promise<Record<string, u
     publicBaseUrl: serverUrl,
     bodyLimitBytes: 1024,
     send: {} as SendMessageDeps,
+    pbx: {} as PbxDeps,
   });
   await app.ready();
   const document = app.swagger() as unknown as Record<string, unknown>;

@@ -9,6 +9,7 @@ import { createDemo } from './accounts/demo.ts';
 import { createInstance } from './accounts/instances.ts';
 import { registerComplianceCommands } from './compliance/index.ts';
 import { print } from './output.ts';
+import { createPbx, disablePbx, rotatePbxSecret, setPbxTemplate } from './pbx/commands.ts';
 import { allowPurposes, listSuppressions, pauseInstance, resumeInstance, setLimits, setPlan, suppress, toggleModules, unsuppress } from './policy/commands.ts';
 import { FactLog } from './policy/fact-log.ts';
 
@@ -174,11 +175,45 @@ apiKey
   .requiredOption('--customer <id>', 'customer id')
   .action(action(async (opts: { customer: string }) => listApiKeys(db(), opts.customer)));
 
+const pbx = program.command('pbx').description('PBX integrations (secrets shown once)');
+const integrationId = (value: string) => {
+  if (!/^\d{1,9}$/.test(value)) throw new CliError(`${value} is not an integration id.`);
+  return Number(value);
+};
+pbx
+  .command('create')
+  .requiredOption('--customer <id>', 'customer id')
+  .requiredOption('--instance <id>', 'the instance to send through')
+  .option('--hmac', 'also require an HMAC signature on every request')
+  .option('--rate-per-minute <n>', 'requests per minute before 429', int)
+  .action(action(async (opts: { customer: string; instance: string; hmac?: boolean; ratePerMinute?: number }) =>
+    createPbx(db(), box(), { customerId: opts.customer, instanceId: opts.instance, hmac: Boolean(opts.hmac), ratePerMinute: opts.ratePerMinute, baseUrl: config.api.publicBaseUrl })));
+pbx
+  .command('rotate-secret')
+  .requiredOption('--integration <id>', 'integration id', integrationId)
+  .option('--hmac', 'turn HMAC signing on (a new signing secret is issued)')
+  .action(action(async (opts: { integration: number; hmac?: boolean }) => rotatePbxSecret(db(), box(), opts.integration, opts.hmac)));
+const templates = pbx.command('templates').description('message templates per call event');
+templates
+  .command('set')
+  .requiredOption('--integration <id>', 'integration id', integrationId)
+  .requiredOption('--event <event>', 'missed_call, after_hours, voicemail or queue_callback')
+  .option('--text <template>', 'text with {customer_phone}, {agent_extension}, {queue}, {call_time}')
+  .option('--enable', 'send this template for the event')
+  .option('--disable', 'only record the event')
+  .action(action(async (opts: { integration: number; event: string; text?: string; enable?: boolean; disable?: boolean }) =>
+    setPbxTemplate(db(), opts.integration, opts.event, opts.text, opts.enable ? true : opts.disable ? false : undefined)));
+pbx
+  .command('disable')
+  .requiredOption('--integration <id>', 'integration id', integrationId)
+  .action(action(async (opts: { integration: number }) => disablePbx(db(), opts.integration)));
+
 program
   .command('demo')
-  .description('create a demo customer (Growth plan) with a connected simulator instance and an API key')
-  .action(action(async () =>
-    createDemo(db(), box(), facts, { baseUrl: config.api.publicBaseUrl, simulatorUrl: config.simulator.url, simulatorKey: config.simulator.globalApiKey })));
+  .description('create a demo customer (Growth plan) with a connected simulator instance, an API key and a PBX integration')
+  .option('--pbx-hmac', 'sign the demo PBX integration with HMAC')
+  .action(action(async (opts: { pbxHmac?: boolean }) =>
+    createDemo(db(), box(), facts, { baseUrl: config.api.publicBaseUrl, simulatorUrl: config.simulator.url, simulatorKey: config.simulator.globalApiKey, pbxHmac: opts.pbxHmac })));
 
 registerComplianceCommands(program, { config });
 

@@ -62,7 +62,8 @@ export class ReplyRouter {
    * Registers interest in a command before it is appended (so no reply can slip past) and
    * resolves with the progress once final or at the deadline, whichever comes first.
    */
-  wait(commandId: string, deadlineMs: number, options: { checkStoreFirst?: boolean } = {}): Promise<SendProgress> {
+  wait(commandId: string, deadlineMs: number, options: { checkStoreFirst?: boolean; until?: 'final' | 'decision' } = {}): Promise<SendProgress> {
+    const done = options.until === 'decision' ? (p: SendProgress) => p.decision !== null || p.delivery !== null : isFinal;
     const waiter: Waiter = { progress: { decision: null, delivery: null }, wake: () => undefined };
     const set = this.waiters.get(commandId) ?? new Set<Waiter>();
     set.add(waiter);
@@ -80,7 +81,7 @@ export class ReplyRouter {
         resolve(waiter.progress);
       };
       waiter.wake = () => {
-        if (isFinal(waiter.progress)) finish();
+        if (done(waiter.progress)) finish();
       };
       const pollStore = async () => {
         if (settled) return;

@@ -5,7 +5,8 @@ import { createApiKey } from './api-keys.ts';
 import { createCustomer } from './customers.ts';
 import { createInstance, pairOnSimulator } from './instances.ts';
 import type { FactLog } from '../policy/fact-log.ts';
-import { setPlan } from '../policy/commands.ts';
+import { setPlan, toggleModules } from '../policy/commands.ts';
+import { createPbx } from '../pbx/commands.ts';
 
 export interface DemoSettings {
   baseUrl: string;
@@ -13,6 +14,8 @@ export interface DemoSettings {
   simulatorKey: string;
   /** Defaults to the Growth plan. */
   plan?: string;
+  /** Also sign the demo PBX integration's webhooks with HMAC. */
+  pbxHmac?: boolean;
 }
 
 /** A fresh customer with a connected simulator instance and an API key, ready for a first send. */
@@ -29,11 +32,16 @@ export async function createDemo(pool: Pool, box: SecretBox, facts: FactLog, set
   });
   await pairOnSimulator(settings.simulatorUrl, settings.simulatorKey, instance.manager_instance);
   const key = await createApiKey(pool, customer.customer_id, 'demo');
+  await toggleModules(pool, facts, { customerId: customer.customer_id, enable: ['pbx'], disable: [], by: 'demo' });
+  const pbx = await createPbx(pool, box, { customerId: customer.customer_id, instanceId: instance.instance_id, hmac: settings.pbxHmac ?? false, baseUrl: settings.baseUrl });
   return {
     base_url: settings.baseUrl,
     customer_id: customer.customer_id,
     instance_id: instance.instance_id,
     instance_name: instance.instance_name,
     api_key: key.api_key,
+    pbx_integration_id: pbx.pbx_integration_id,
+    pbx_secret: pbx.pbx_secret,
+    ...(pbx.pbx_signing_secret ? { pbx_signing_secret: pbx.pbx_signing_secret } : {}),
   };
 }
