@@ -6,6 +6,7 @@ import { PreflightError, preflight } from './lib/preflight.ts';
 import { defer, teardown } from './lib/teardown.ts';
 import { sendPathBench, type SendPathConfig } from './send-path.ts';
 import { deciderBench } from './decider.ts';
+import { pbxBench } from './pbx.ts';
 
 function intEnv(name: string, fallback: number, min = 1): number {
   const raw = process.env[name];
@@ -117,6 +118,7 @@ async function main(): Promise<void> {
   deciderBench();
   await preflight();
   await sendPathBench(config);
+  if (!config.only) await pbxBench({ durationS: config.durationS, connections: config.connections });
 }
 
 main()
