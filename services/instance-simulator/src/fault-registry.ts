@@ -1,6 +1,13 @@
 import type { FaultMode, FaultRule } from './types.ts';
 
-export const FAULT_MODES: readonly FaultMode[] = ['none', 'unknown_number', 'timeout', 'error_5xx'];
+export const FAULT_MODES: readonly FaultMode[] = [
+  'none',
+  'unknown_number',
+  'timeout',
+  'error_5xx',
+  'disconnect',
+  'ack_error',
+];
 export const DEFAULT_TIMEOUT_DELAY_MS = 30_000;
 
 export interface FaultInput {

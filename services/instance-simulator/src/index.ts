@@ -6,6 +6,9 @@ export type { SimContext } from './sim-context.ts';
 export type { SendTextResponse, SimEventMap, SimEvents } from './sim-events.ts';
 export type {
   AckDelays,
+  MessageStatus,
+  WebhookConfig,
+  WebhookRetryOptions,
   ConnectionState,
   FaultMode,
   FaultRule,
@@ -15,3 +18,8 @@ export type {
   SimInstance,
   SimulatorOptions,
 } from './types.ts';
+export type { CallStatus, InboundMessage, SimCall, SimChat, SimGroup } from './sim-events.ts';
+export type { EvolutionEnvelope } from './evolution-events.ts';
+export type { DeliveryRecord } from './webhook-dispatcher.ts';
+export { DEFAULT_ACK_DELAYS, DEFAULT_WEBHOOK_RETRY } from './options.ts';
+export { QR_SCANNABLE } from './qr-image.ts';

@@ -1,13 +1,20 @@
 import { newInstanceId, newInstanceToken, newPairingCode, newQrCodeString } from './ids.ts';
+import { qrDataUri } from './qr-image.ts';
 import type { SimEvents } from './sim-events.ts';
-import type { ConnectionState, InstanceSettings, Integration, SimInstance } from './types.ts';
+import type { ConnectionState, InstanceSettings, Integration, SimInstance, WebhookConfig } from './types.ts';
+import { buildWebhookConfig, type WebhookInput } from './webhook-config.ts';
+
+/** Baileys DisconnectReason.loggedOut: the phone unlinked the device, or /instance/logout. */
+export const DISCONNECT_LOGGED_OUT = 401;
+/** Evolution's statusReason while nothing is wrong. */
+const STATUS_OK = 200;
 
 export interface CreateInstanceInput {
   instanceName: string;
   token?: string;
   integration: Integration;
   number?: string | null;
-  webhookUrl?: string | null;
+  webhook?: WebhookInput | null;
   settings: InstanceSettings;
 }
 
@@ -38,8 +45,9 @@ export class InstanceStore {
 
   create(input: CreateInstanceInput): SimInstance {
     const now = new Date();
+    const instanceId = newInstanceId();
     const instance: SimInstance = {
-      instanceId: newInstanceId(),
+      instanceId,
       instanceName: input.instanceName,
       token: input.token ?? newInstanceToken(),
       integration: input.integration,
@@ -49,7 +57,7 @@ export class InstanceStore {
       ownerJid: null,
       profileName: null,
       qrCode: null,
-      webhookUrl: input.webhookUrl ?? null,
+      webhook: input.webhook ? buildWebhookConfig(instanceId, input.webhook, null) : null,
       settings: input.settings,
       createdAt: now,
       updatedAt: now,
@@ -68,16 +76,26 @@ export class InstanceStore {
     return instance;
   }
 
-  /** Starts (or restarts) pairing: a new QR, state `connecting`. */
+  setWebhook(instance: SimInstance, webhook: WebhookConfig): WebhookConfig {
+    instance.webhook = webhook;
+    return webhook;
+  }
+
+  /**
+   * Starts (or restarts) pairing: state `connecting` (Baileys reports it when the socket
+   * opens), then a new QR (qrcode.updated), as Evolution's connectionUpdate sees them.
+   */
   startConnecting(instance: SimInstance, number?: string | null): SimInstance {
+    this.setState(instance, 'connecting', STATUS_OK);
     const pairingNumber = number ?? null;
+    const code = newQrCodeString();
     instance.qrCode = {
       pairingCode: pairingNumber ? newPairingCode() : null,
-      code: newQrCodeString(),
+      code,
+      base64: qrDataUri(code),
       count: (instance.qrCode?.count ?? 0) + 1,
     };
     this.events.emit('qrcode.updated', instance);
-    this.setState(instance, 'connecting');
     return instance;
   }
 
@@ -87,22 +105,23 @@ export class InstanceStore {
     instance.ownerJid = `${number.replace(/\D/g, '')}@s.whatsapp.net`;
     instance.profileName = owner.profileName ?? instance.profileName ?? instance.instanceName;
     instance.qrCode = null;
-    this.setState(instance, 'open');
+    this.setState(instance, 'open', STATUS_OK);
     return instance;
   }
 
-  disconnect(instance: SimInstance): SimInstance {
+  /** Logout, an unlinked phone or a `disconnect` fault: state `close` with Baileys' reason code. */
+  disconnect(instance: SimInstance, statusReason = DISCONNECT_LOGGED_OUT): SimInstance {
     instance.qrCode = null;
-    this.setState(instance, 'close');
+    this.setState(instance, 'close', statusReason);
     return instance;
   }
 
-  private setState(instance: SimInstance, state: ConnectionState): void {
+  private setState(instance: SimInstance, state: ConnectionState, statusReason: number): void {
     const previous = instance.state;
     instance.state = state;
     instance.updatedAt = new Date();
     if (state === 'close' && previous !== 'close') instance.disconnectionAt = instance.updatedAt;
-    if (previous !== state) this.events.emit('connection.update', instance, previous);
+    if (previous !== state) this.events.emit('connection.update', instance, previous, statusReason);
   }
 }
 

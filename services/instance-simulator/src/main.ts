@@ -9,6 +9,10 @@ const app = buildSimulator({
   globalApiKey: process.env.SIM_GLOBAL_API_KEY ?? DEFAULT_GLOBAL_API_KEY,
   logger: true,
   logLevel: process.env.SIM_LOG_LEVEL ?? 'info',
+  // The phone page may embed the global key, for loopback visitors only.
+  pageKeyInline: process.env.SIM_PAGE_KEY_INLINE === '1',
+  exposeApiKeyInWebhook: process.env.SIM_WEBHOOK_EXPOSE_APIKEY !== '0',
+  ...(process.env.SIM_SERVER_URL ? { serverUrl: process.env.SIM_SERVER_URL } : {}),
   ...(prefixes ? { unknownNumberPrefixes: prefixes.filter((prefix) => prefix.length > 0) } : {}),
 });
 

@@ -1,15 +1,26 @@
-import type { ResolvedOptions, SimulatorOptions } from './types.ts';
+import type { ResolvedAckDelays, ResolvedOptions, SimulatorOptions } from './types.ts';
 
 export const DEFAULT_GLOBAL_API_KEY = 'sim-global-key';
 export const DEFAULT_UNKNOWN_NUMBER_PREFIXES = ['+999', '999', '1999'];
+export const DEFAULT_ACK_DELAYS: ResolvedAckDelays = { serverAckMs: 50, deliveryMs: 150, readMs: 300 };
+export const DEFAULT_WEBHOOK_RETRY = { maxAttempts: 4, initialDelayMs: 100, maxDelayMs: 2000, timeoutMs: 5000 };
 
 export function resolveOptions(options: SimulatorOptions = {}): ResolvedOptions {
+  const acks = options.ackDelays ?? {};
   return {
     globalApiKey: options.globalApiKey ?? DEFAULT_GLOBAL_API_KEY,
     unknownNumberPrefixes: options.unknownNumberPrefixes ?? DEFAULT_UNKNOWN_NUMBER_PREFIXES,
     logger: options.logger ?? false,
     logLevel: options.logLevel ?? 'info',
     honourSendDelay: options.honourSendDelay ?? true,
-    ackDelays: options.ackDelays ?? {},
+    ackDelays: {
+      serverAckMs: acks.serverAckMs === undefined ? DEFAULT_ACK_DELAYS.serverAckMs : acks.serverAckMs,
+      deliveryMs: acks.deliveryMs === undefined ? DEFAULT_ACK_DELAYS.deliveryMs : acks.deliveryMs,
+      readMs: acks.readMs === undefined ? DEFAULT_ACK_DELAYS.readMs : acks.readMs,
+    },
+    webhookRetry: { ...DEFAULT_WEBHOOK_RETRY, ...options.webhookRetry },
+    serverUrl: options.serverUrl,
+    exposeApiKeyInWebhook: options.exposeApiKeyInWebhook ?? true,
+    pageKeyInline: options.pageKeyInline ?? false,
   };
 }

@@ -1,16 +1,28 @@
 import { EventEmitter } from 'node:events';
-import type { ConnectionState, LedgerEntry, SimInstance } from './types.ts';
+import type { ConnectionState, LedgerEntry, MessageStatus, SimInstance } from './types.ts';
 
-// The seam for later issues: webhooks (Evolution envelope), delivery/read acks, the
-// phone page... subscribe here instead of being called from route handlers.
-// Event names follow Evolution's webhook events (lower-case, dotted).
+// The seam between what happens in the simulator and who reports it: the Evolution
+// webhook mapper (evolution-events.ts), the ack scheduler, the phone page... subscribe
+// here instead of being called from route handlers. Names follow Evolution's webhook
+// events (lower-case, dotted) where there is a one-to-one match.
 
 export interface SimEventMap {
   'instance.create': [instance: SimInstance];
   'instance.delete': [instance: SimInstance];
   'qrcode.updated': [instance: SimInstance];
-  'connection.update': [instance: SimInstance, previous: ConnectionState];
+  /** `statusReason` as Evolution reports it: 200 while fine, Baileys' DisconnectReason on close. */
+  'connection.update': [instance: SimInstance, previous: ConnectionState, statusReason: number];
   'send.message': [instance: SimInstance, entry: LedgerEntry, response: SendTextResponse];
+  /** A sent message changed status (acks, or ERROR by fault injection). */
+  'message.status': [instance: SimInstance, entry: LedgerEntry, status: MessageStatus];
+  /** A message arrived from someone else (1:1 or group). */
+  'message.inbound': [instance: SimInstance, message: InboundMessage];
+  'chats.upsert': [instance: SimInstance, chats: SimChat[]];
+  'chats.update': [instance: SimInstance, remoteJids: string[]];
+  'call': [instance: SimInstance, call: SimCall];
+  'groups.upsert': [instance: SimInstance, group: SimGroup];
+  'groups.update': [instance: SimInstance, update: SimGroupUpdate];
+  'group-participants.update': [instance: SimInstance, update: SimParticipantsUpdate];
 }
 
 export interface SendTextResponse {
@@ -23,6 +35,65 @@ export interface SendTextResponse {
   messageTimestamp: number;
   instanceId: string;
   source: string;
+}
+
+export interface InboundMessage {
+  id: string;
+  instance: string;
+  /** The chat: the sender's jid, or the group's `@g.us` jid. */
+  remote_jid: string;
+  /** Group messages only: the jid of the member who wrote. */
+  participant: string | null;
+  /** The sender's number as given to the simulator. */
+  from: string;
+  push_name: string;
+  text: string;
+  /** Seconds, like Baileys' messageTimestamp. */
+  timestamp: number;
+  received_at: string;
+}
+
+export interface SimChat {
+  remoteJid: string;
+  name: string | null;
+  unreadMessages: number;
+}
+
+/** Baileys' WACallUpdateType (src/Types/Call.ts), including `terminate` of newer versions. */
+export type CallStatus = 'offer' | 'ringing' | 'timeout' | 'reject' | 'accept' | 'terminate';
+
+/** Baileys' WACallEvent, which Evolution posts as the `call` event's data unchanged. */
+export interface SimCall {
+  chatId: string;
+  from: string;
+  isGroup: boolean;
+  groupJid?: string;
+  id: string;
+  date: Date;
+  isVideo: boolean;
+  status: CallStatus;
+  offline: boolean;
+}
+
+export interface SimGroup {
+  id: string;
+  subject: string;
+  owner: string;
+  creation: number;
+  participants: string[];
+}
+
+export interface SimGroupUpdate {
+  id: string;
+  subject: string;
+  author: string | null;
+}
+
+export interface SimParticipantsUpdate {
+  id: string;
+  author: string | null;
+  participants: string[];
+  action: 'add' | 'remove' | 'promote' | 'demote';
 }
 
 export type SimEvents = EventEmitter<SimEventMap>;

@@ -1,17 +1,24 @@
+import type { AddressInfo } from 'node:net';
 import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
+import { AckScheduler } from './acks.ts';
+import { EvolutionEventLog, wireEvolutionEvents } from './evolution-events.ts';
 import { EvolutionError, genericErrorBody } from './evolution-errors.ts';
 import { FaultRegistry } from './fault-registry.ts';
 import { InstanceStore } from './instance-store.ts';
 import { Ledger } from './ledger.ts';
 import { NumberDirectory } from './number-directory.ts';
 import { resolveOptions } from './options.ts';
+import { Phone } from './phone.ts';
 import { registerInstanceRoutes } from './routes/instance-routes.ts';
 import { registerMessageRoutes } from './routes/message-routes.ts';
 import { registerRootRoutes } from './routes/root-routes.ts';
+import { registerPhonePage } from './routes/phone-page.ts';
 import { registerSimRoutes } from './routes/sim-routes.ts';
+import { registerWebhookRoutes } from './routes/webhook-routes.ts';
 import type { SimContext } from './sim-context.ts';
 import { createSimEvents } from './sim-events.ts';
 import type { SimulatorOptions } from './types.ts';
+import { WebhookDispatcher } from './webhook-dispatcher.ts';
 
 export interface Simulator {
   app: FastifyInstance;
@@ -39,19 +46,37 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
 
   const shutdownController = new AbortController();
   const events = createSimEvents();
+  const store = new InstanceStore(events);
+  const eventLog = new EvolutionEventLog();
+  const webhooks = new WebhookDispatcher(resolved.webhookRetry, shutdownController.signal);
+  // Subscribed first, so each event is logged and queued before other listeners react to it.
+  wireEvolutionEvents({
+    events,
+    dispatcher: webhooks,
+    log: eventLog,
+    options: resolved,
+    serverUrl: () => resolved.serverUrl ?? listeningUrl(app),
+  });
   const context: SimContext = {
     options: resolved,
     events,
-    store: new InstanceStore(events),
+    store,
     ledger: new Ledger(),
     faults: new FaultRegistry(),
     directory: new NumberDirectory(resolved.unknownNumberPrefixes),
+    webhooks,
+    eventLog,
+    acks: new AckScheduler(resolved.ackDelays, events, store),
+    phone: new Phone(events),
     shutdown: shutdownController.signal,
   };
 
-  // Release delayed (timeout-fault / typing-delay) requests so close() does not hang.
+  // Release delayed (timeout-fault / typing-delay) requests, pending acks, calls and
+  // webhook retries so close() does not hang.
   app.addHook('preClose', async () => {
     shutdownController.abort();
+    context.acks.stop();
+    context.phone.stop();
   });
   app.addHook('onClose', async () => {
     events.removeAllListeners();
@@ -78,7 +103,17 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
   registerRootRoutes(app);
   registerInstanceRoutes(app, context);
   registerMessageRoutes(app, context);
+  registerWebhookRoutes(app, context);
   registerSimRoutes(app, context);
+  registerPhonePage(app, context);
 
   return { app, context };
+}
+
+/** Evolution's SERVER_URL stand-in: where this simulator listens. */
+function listeningUrl(app: FastifyInstance): string {
+  const address = app.server.address() as AddressInfo | string | null;
+  if (!address || typeof address === 'string') return 'http://127.0.0.1';
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  return `http://${host === '0.0.0.0' || host === '[::]' ? '127.0.0.1' : host}:${address.port}`;
 }

@@ -29,8 +29,8 @@ export interface SimInstance {
   ownerJid: string | null;
   profileName: string | null;
   qrCode: QrCode | null;
-  /** Seam for the webhook issue: where events of this instance will be posted. */
-  webhookUrl: string | null;
+  /** Evolution's per-instance webhook (`POST /webhook/set`, or `webhook` at `/instance/create`). */
+  webhook: WebhookConfig | null;
   settings: InstanceSettings;
   createdAt: Date;
   updatedAt: Date;
@@ -59,7 +59,33 @@ export interface LedgerEntry {
   received_at: string;
 }
 
-export type FaultMode = 'none' | 'unknown_number' | 'timeout' | 'error_5xx';
+/**
+ * Evolution's per-instance webhook row (Prisma `Webhook`): what `/webhook/find` answers.
+ * `events` holds Evolution's upper-case names (`MESSAGES_UPSERT`...).
+ */
+export interface WebhookConfig {
+  id: string;
+  url: string;
+  headers: Record<string, string> | null;
+  enabled: boolean;
+  events: string[];
+  webhookByEvents: boolean;
+  webhookBase64: boolean;
+  createdAt: Date;
+  updatedAt: Date;
+  instanceId: string;
+}
+
+/** Evolution's message statuses (wa.types StatusMessage, from Baileys' WebMessageInfo.Status). */
+export type MessageStatus = 'ERROR' | 'PENDING' | 'SERVER_ACK' | 'DELIVERY_ACK' | 'READ' | 'PLAYED';
+
+/**
+ * `unknown_number`, `timeout`, `error_5xx`: the sendText call fails / answers late.
+ * `disconnect`: the next send finds the phone unlinked: the instance drops to `close`
+ * (connection.update) and the send answers 400 Connection Closed.
+ * `ack_error`: the send is accepted (201, send.message) but the message ends in status ERROR.
+ */
+export type FaultMode = 'none' | 'unknown_number' | 'timeout' | 'error_5xx' | 'disconnect' | 'ack_error';
 
 export interface FaultRule {
   /** Instance it applies to; undefined means every instance. */
@@ -70,11 +96,33 @@ export interface FaultRule {
   delay_ms: number;
 }
 
-/** Placeholder for the acks issue: delays after which a sent message becomes delivered / read. */
+/**
+ * Delays, counted from the send.message of an accepted send, after which the message
+ * becomes SERVER_ACK, DELIVERY_ACK and READ (each a messages.update). `null` stops the
+ * progression at the previous step (e.g. `readMs: null`: delivered, never read).
+ */
 export interface AckDelays {
-  serverAckMs?: number;
-  deliveryMs?: number;
-  readMs?: number;
+  serverAckMs?: number | null;
+  deliveryMs?: number | null;
+  readMs?: number | null;
+}
+
+export interface ResolvedAckDelays {
+  serverAckMs: number | null;
+  deliveryMs: number | null;
+  readMs: number | null;
+}
+
+/** Webhook retry policy (Evolution 2.3: WEBHOOK_RETRY_* env; the simulator's defaults are small). */
+export interface WebhookRetryOptions {
+  /** Attempts in all, the first included. Default 4. */
+  maxAttempts?: number;
+  /** Delay before the first retry; doubles each retry. Default 100 ms. */
+  initialDelayMs?: number;
+  /** Cap of one backoff delay. Default 2000 ms. */
+  maxDelayMs?: number;
+  /** Per-attempt request timeout. Default 5000 ms. */
+  timeoutMs?: number;
 }
 
 export interface SimulatorOptions {
@@ -87,8 +135,18 @@ export interface SimulatorOptions {
   logLevel?: string;
   /** Honour the `delay` (typing time, ms) of sendText like Evolution does. Default true. */
   honourSendDelay?: boolean;
-  /** Not used yet: see AckDelays. */
+  /** Defaults 50 / 150 / 300 ms; changeable at run time with `PUT /sim/acks`. */
   ackDelays?: AckDelays;
+  webhookRetry?: WebhookRetryOptions;
+  /** `server_url` of the webhook envelope (Evolution's SERVER_URL). Default: the listening address. */
+  serverUrl?: string;
+  /** Put the instance token in the envelope's `apikey` (Evolution's AUTHENTICATION_EXPOSE_IN_FETCH_INSTANCES). Default true. */
+  exposeApiKeyInWebhook?: boolean;
+  /**
+   * Embed the global key in the phone page so its buttons work without typing it; only ever
+   * for requests from a loopback address. Default false (the page asks for the key).
+   */
+  pageKeyInline?: boolean;
 }
 
 export interface ResolvedOptions {
@@ -97,5 +155,9 @@ export interface ResolvedOptions {
   logger: boolean;
   logLevel: string;
   honourSendDelay: boolean;
-  ackDelays: AckDelays;
+  ackDelays: ResolvedAckDelays;
+  webhookRetry: Required<WebhookRetryOptions>;
+  serverUrl: string | undefined;
+  exposeApiKeyInWebhook: boolean;
+  pageKeyInline: boolean;
 }

@@ -4,6 +4,7 @@ import { badRequest, forbidden, notFound, unauthorized } from '../evolution-erro
 import { connectionStateView, fetchInstanceView, qrCodeView } from '../instance-views.ts';
 import type { SimContext } from '../sim-context.ts';
 import { INTEGRATIONS, type InstanceSettings, type Integration } from '../types.ts';
+import { parseWebhookInput, type WebhookInput } from '../webhook-config.ts';
 
 // Evolution v2 /instance/* (src/api/routes/instance.router.ts + instance.controller.ts).
 
@@ -17,7 +18,7 @@ interface CreateBody {
   qrcode?: unknown;
   number?: unknown;
   integration?: unknown;
-  webhook?: { url?: unknown; byEvents?: unknown; base64?: unknown };
+  webhook?: { url?: unknown; byEvents?: unknown; base64?: unknown; headers?: unknown; events?: unknown };
   websocket?: { enabled?: unknown };
   rabbitmq?: { enabled?: unknown };
   sqs?: { enabled?: unknown };
@@ -59,13 +60,18 @@ export function registerInstanceRoutes(app: FastifyInstance, ctx: SimContext): v
       readStatus: body.readStatus === true,
       syncFullHistory: body.syncFullHistory === true,
     };
+    // eventManager.setInstance: a `webhook` with a url is stored enabled (all events unless listed).
+    let webhook: WebhookInput | null = null;
+    if (body.webhook && typeof body.webhook === 'object' && body.webhook.url !== undefined) {
+      webhook = { ...parseWebhookInput(body.webhook), enabled: true };
+    }
     const token = optionalString(body.token);
     const instance = ctx.store.create({
       instanceName,
       integration,
       settings,
       number: number ?? null,
-      webhookUrl: optionalString(body.webhook?.url) ?? null,
+      webhook,
       ...(token ? { token } : {}),
     });
 

@@ -45,6 +45,11 @@ export function registerMessageRoutes(app: FastifyInstance, ctx: SimContext): vo
 
       const jid = createJid(number);
       const fault = ctx.faults.take(instance.instanceName);
+      // The phone unlinked this device: the socket closes (connection.update close) under the send.
+      if (fault?.mode === 'disconnect') {
+        ctx.store.disconnect(instance);
+        throw badRequest('Error: Connection Closed');
+      }
       if (fault?.mode === 'error_5xx') {
         throw new EvolutionError(500, 'Internal Server Error', 'Simulated failure (fault injection: error_5xx)');
       }
@@ -75,6 +80,7 @@ export function registerMessageRoutes(app: FastifyInstance, ctx: SimContext): vo
         instanceId: instance.instanceId,
         source: 'web',
       };
+      if (fault?.mode === 'ack_error') ctx.acks.failMessage(entry.id);
       ctx.events.emit('send.message', instance, entry, response);
 
       // The ambiguous case: the message went out, but the answer comes too late.
