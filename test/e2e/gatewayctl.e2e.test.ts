@@ -61,6 +61,26 @@ describe('gatewayctl', () => {
     expect(refused.body.error).toBe('revoked_api_key');
   });
 
+  it('manages PBX integrations: create shows the secrets once, templates, rotation and disabling', async () => {
+    const env = { ...stack.env, PUBLIC_BASE_URL: stack.apiUrl };
+    const demo = JSON.parse((await gatewayctl(env, 'demo', '--json', '--pbx-hmac')).stdout);
+    expect(demo).toMatchObject({ pbx_integration_id: expect.any(Number), pbx_secret: expect.stringMatching(/^pbx_/), pbx_signing_secret: expect.stringMatching(/^pbxsig_/) });
+    const created = JSON.parse((await gatewayctl(env, 'pbx', 'create', '--customer', demo.customer_id, '--instance', demo.instance_id, '--json')).stdout);
+    expect(created).toMatchObject({ pbx_integration_id: expect.any(Number), pbx_secret: expect.stringMatching(/^pbx_/), webhook_url: `${stack.apiUrl}/integrations/pbx/webhook/${created.pbx_integration_id}` });
+    expect(created.pbx_signing_secret).toBeUndefined();
+    const id = String(created.pbx_integration_id);
+    const template = JSON.parse((await gatewayctl(env, 'pbx', 'templates', 'set', '--integration', id, '--event', 'voicemail', '--text', 'Thanks {customer_phone}, we got your voicemail.', '--disable', '--json')).stdout);
+    expect(template.templates.voicemail).toBe('Thanks {customer_phone}, we got your voicemail.');
+    expect(template.enabled_events).not.toContain('voicemail');
+    const rotated = JSON.parse((await gatewayctl(env, 'pbx', 'rotate-secret', '--integration', id, '--json')).stdout);
+    expect(rotated.pbx_secret).not.toBe(created.pbx_secret);
+    const post = (secret: string) =>
+      fetch(`${stack.apiUrl}/integrations/pbx/webhook/${id}`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-chat-gateway-pbx-secret': secret }, body: '{"event_type":"call_ended"}' });
+    expect((await post(created.pbx_secret)).status).toBe(401);
+    expect(JSON.parse((await gatewayctl(env, 'pbx', 'disable', '--integration', id, '--json')).stdout)).toEqual({ pbx_integration_id: Number(id), disabled: true });
+    expect((await post(rotated.pbx_secret)).status).toBe(401);
+  });
+
   it('reports operator mistakes in one clear line with a non-zero exit', async () => {
     const result = await gatewayctl(stack.env, 'api-key', 'create', '--customer', 'cus_nope', '--json');
     expect(result.code).toBe(1);

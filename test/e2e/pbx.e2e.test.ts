@@ -85,6 +85,19 @@ describe('POST /integrations/pbx/webhook/{integration_id}', () => {
     expect((await ledgerTexts()).filter((m) => m.text === 'Your ticket 77 was updated.')).toHaveLength(1);
   });
 
+  it('without external_message_id, the same signed body re-sent inside the window sends once and gets the first answer', async () => {
+    const account = await pbxAccount();
+    const signed = await integration(account, { hmac: true });
+    const event = { event_type: 'outbound_message', to: '+14155550103', message_text: 'Your appointment is confirmed for Monday.' };
+    const first = await post(signed, event, { sign: { secret: signed.signing!, timestamp: now() } });
+    expect(first.status, JSON.stringify(first.body)).toBe(200);
+    // The PBX retries: same body, a fresh timestamp, so a new signature.
+    const retry = await post(signed, event, { sign: { secret: signed.signing!, timestamp: now() + 1 } });
+    expect(retry).toEqual(first);
+    await new Promise((r) => setTimeout(r, 500));
+    expect((await ledgerTexts()).filter((m) => m.text === 'Your appointment is confirmed for Monday.')).toHaveLength(1);
+  });
+
   it('missed_call sends the integration template to customer_phone; call_started is only recorded', async () => {
     const account = await pbxAccount();
     const target = { id: account.pbx_integration_id, secret: account.pbx_secret };
