@@ -1,0 +1,122 @@
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+
+/**
+ * Signing of outgoing customer webhooks (spec 6.1, 6.2).
+ *
+ * signature = "sha256=" + hex(HMAC-SHA256(key = signing secret as UTF-8, message = `${timestamp}.${rawBody}`))
+ *
+ * The timestamp is the Unix time in seconds of the attempt (not of the event), so every retry is
+ * signed afresh and a receiver can refuse stale replays. The delivery id stays the same on every
+ * retry of one event to one endpoint, so a receiver can deduplicate.
+ */
+
+export const WEBHOOK_HEADERS = {
+  event: 'X-Chat-Gateway-Event',
+  timestamp: 'X-Chat-Gateway-Timestamp',
+  signature: 'X-Chat-Gateway-Signature',
+  delivery: 'X-Chat-Gateway-Delivery',
+  attempt: 'X-Chat-Gateway-Attempt',
+} as const;
+
+export const SIGNATURE_PREFIX = 'sha256=';
+export const SIGNING_SECRET_PREFIX = 'whsec_';
+export const DELIVERY_ID_PREFIX = 'whd_';
+export const WEBHOOK_USER_AGENT = 'ChatGateway-Webhooks/1.0';
+/** Default replay window a receiver should apply to the timestamp (documented, used by verify). */
+export const DEFAULT_SIGNATURE_TOLERANCE_SECONDS = 300;
+
+function assertTimestamp(timestampSeconds: number): void {
+  if (!Number.isSafeInteger(timestampSeconds) || timestampSeconds < 0) {
+    throw new TypeError(`timestamp must be a non-negative integer number of Unix seconds, got ${timestampSeconds}`);
+  }
+}
+
+/** `sha256=<hex>` over `${timestampSeconds}.${rawBody}`. rawBody must be the exact bytes sent. */
+export function sign(secret: string, timestampSeconds: number, rawBody: string | Uint8Array): string {
+  if (typeof secret !== 'string' || secret.length === 0) throw new TypeError('signing secret must be a non-empty string');
+  assertTimestamp(timestampSeconds);
+  const hmac = createHmac('sha256', Buffer.from(secret, 'utf8'));
+  hmac.update(`${timestampSeconds}.`, 'utf8');
+  hmac.update(typeof rawBody === 'string' ? Buffer.from(rawBody, 'utf8') : rawBody);
+  return SIGNATURE_PREFIX + hmac.digest('hex');
+}
+
+export type SignatureCheck =
+  | { readonly valid: true }
+  | { readonly valid: false; readonly reason: 'malformed_timestamp' | 'timestamp_out_of_tolerance' | 'malformed_signature' | 'mismatch' };
+
+export interface VerifySignatureInput {
+  /** One secret, or several during a rotation (any match is accepted). */
+  readonly secret: string | readonly string[];
+  /** The X-Chat-Gateway-Timestamp header value. */
+  readonly timestamp: string;
+  /** The X-Chat-Gateway-Signature header value ("sha256=<hex>"; a bare "<hex>" is accepted too). */
+  readonly signature: string;
+  readonly rawBody: string | Uint8Array;
+  /** Unix seconds; defaults to the current time. */
+  readonly nowSeconds?: number;
+  /** Allowed |now - timestamp|; default 300 s. Infinity disables the replay check. */
+  readonly toleranceSeconds?: number;
+}
+
+/** Receiver-side verification (used by tests and the gateway's own tools); constant-time compare. */
+export function verifySignature(input: VerifySignatureInput): SignatureCheck {
+  if (!/^\d{1,15}$/.test(input.timestamp)) return { valid: false, reason: 'malformed_timestamp' };
+  const ts = Number(input.timestamp);
+  const now = input.nowSeconds ?? Math.floor(Date.now() / 1000);
+  const tolerance = input.toleranceSeconds ?? DEFAULT_SIGNATURE_TOLERANCE_SECONDS;
+  if (Math.abs(now - ts) > tolerance) return { valid: false, reason: 'timestamp_out_of_tolerance' };
+  const given = input.signature.trim().toLowerCase();
+  const hex = given.startsWith(SIGNATURE_PREFIX) ? given.slice(SIGNATURE_PREFIX.length) : given;
+  if (!/^[0-9a-f]{64}$/.test(hex)) return { valid: false, reason: 'malformed_signature' };
+  const givenBytes = Buffer.from(hex, 'hex');
+  const secrets = typeof input.secret === 'string' ? [input.secret] : input.secret;
+  let ok = false;
+  for (const s of secrets) {
+    const expected = Buffer.from(sign(s, ts, input.rawBody).slice(SIGNATURE_PREFIX.length), 'hex');
+    if (timingSafeEqual(expected, givenBytes)) ok = true;
+  }
+  return ok ? { valid: true } : { valid: false, reason: 'mismatch' };
+}
+
+/** A new signing secret: "whsec_" + base64url of 32 random bytes (43 characters). */
+export function generateSigningSecret(): string {
+  return SIGNING_SECRET_PREFIX + randomBytes(32).toString('base64url');
+}
+
+/** A new delivery id ("whd_" + 32 hex chars). Create it once per (event, endpoint) and store it. */
+export function generateDeliveryId(): string {
+  return DELIVERY_ID_PREFIX + randomBytes(16).toString('hex');
+}
+
+export interface WebhookHeadersInput {
+  readonly event: string;
+  /** Stable across retries of the same event to the same endpoint. */
+  readonly deliveryId: string;
+  /** The exact body bytes (from buildWebhookEvent). */
+  readonly body: string;
+  /** Unix seconds of this attempt. */
+  readonly timestampSeconds: number;
+  /** When absent, no signature header is sent (spec 6.1: only when a secret is configured). */
+  readonly secret?: string | null;
+  /** 1-based attempt number; sent as X-Chat-Gateway-Attempt when given. */
+  readonly attempt?: number;
+}
+
+/** Request headers for one attempt. Names are in canonical case; HTTP treats them case-insensitively. */
+export function buildWebhookHeaders(input: WebhookHeadersInput): Record<string, string> {
+  assertTimestamp(input.timestampSeconds);
+  if (!/^[A-Za-z0-9._-]{1,128}$/.test(input.deliveryId)) {
+    throw new TypeError('deliveryId must be 1-128 characters of A-Z a-z 0-9 . _ -');
+  }
+  const headers: Record<string, string> = {
+    'Content-Type': 'application/json',
+    'User-Agent': WEBHOOK_USER_AGENT,
+    [WEBHOOK_HEADERS.event]: input.event,
+    [WEBHOOK_HEADERS.delivery]: input.deliveryId,
+    [WEBHOOK_HEADERS.timestamp]: String(input.timestampSeconds),
+  };
+  if (input.attempt !== undefined) headers[WEBHOOK_HEADERS.attempt] = String(input.attempt);
+  if (input.secret) headers[WEBHOOK_HEADERS.signature] = sign(input.secret, input.timestampSeconds, input.body);
+  return headers;
+}
