@@ -7,6 +7,7 @@ import { defer, teardown } from './lib/teardown.ts';
 import { sendPathBench, type SendPathConfig } from './send-path.ts';
 import { deciderBench } from './decider.ts';
 import { pbxBench } from './pbx.ts';
+import { replayBench } from './replay.ts';
 
 function intEnv(name: string, fallback: number, min = 1): number {
   const raw = process.env[name];
@@ -35,10 +36,11 @@ const config: SendPathConfig = {
   connections: intEnv('BENCH_CONNECTIONS', 32),
   timeoutS: intEnv('BENCH_REQUEST_TIMEOUT_S', 20),
   stackEnv: envList(process.env.BENCH_STACK_ENV),
-  ...(process.env.BENCH_ONLY === 'baseline' || process.env.BENCH_ONLY === 'send' ? { only: process.env.BENCH_ONLY } : {}),
+  ...(['baseline', 'send', 'replay', 'pbx'].includes(process.env.BENCH_ONLY ?? '') ? { only: process.env.BENCH_ONLY as 'baseline' | 'send' | 'replay' | 'pbx' } : {}),
 };
 // Two measured runs, a stack start (~20-40 s) and teardown: the default stays under 5 minutes.
-const budgetS = intEnv('BENCH_TIMEOUT_S', Math.max(240, 2 * (config.warmupS + config.durationS) + 180));
+// The send path and PBX runs, plus about four minutes to build and verify the 200,000-entry log.
+const budgetS = intEnv('BENCH_TIMEOUT_S', Math.max(600, 3 * (config.warmupS + config.durationS) + 480));
 
 /** Children of this process still alive (e.g. service processes a failed startStack could not hand back). */
 function children(): number[] {
@@ -115,10 +117,12 @@ async function main(): Promise<void> {
   console.log(
     `bench: send path vs baseline; ${config.connections} connections, ${config.warmupS} s warm-up + ${config.durationS} s measured each; time budget ${budgetS} s`,
   );
+  const runs = (part: 'send' | 'replay' | 'pbx') => !config.only || config.only === part || (part === 'send' && config.only === 'baseline');
   deciderBench();
   await preflight();
-  await sendPathBench(config);
-  if (!config.only) await pbxBench({ durationS: config.durationS, connections: config.connections });
+  if (runs('send')) await sendPathBench(config);
+  if (runs('replay')) await replayBench(); // compliance replay vs raw consume (BENCH_LOG_ENTRIES)
+  if (runs('pbx')) await pbxBench({ durationS: config.durationS, connections: config.connections });
 }
 
 main()

@@ -21,6 +21,13 @@ export interface LogSpec {
   customers: number;
   /** Gives up waiting for the consumer after this long. */
   timeoutMs: number;
+  /**
+   * Most commands appended but not yet taken by the consumer. The consumer fetches up to 1 MB per
+   * partition and appends the decisions of a whole fetch in one produce request; the decisions are
+   * ~3x the size of the commands, so a deeper backlog makes that request exceed the broker's
+   * message.max.bytes and the consumer dies (MESSAGE_TOO_LARGE, not restarted). Paced below it.
+   */
+  maxBacklog: number;
   onProgress?: (line: string) => void;
 }
 
@@ -99,10 +106,22 @@ export async function buildPolicyLog(spec: LogSpec): Promise<BuiltLog> {
     // 2. The commands, as the API appends them (one customer's commands in order on its partition).
     let marketing = 0;
     let suppressed = 0;
+    let lastSaid = Date.now();
     const produceStarted = Date.now();
-    const CHUNK = 2000;
+    const CHUNK = Math.max(60, Math.min(2000, Math.floor(spec.maxBacklog / 4)));
     let inFlight: Promise<void> = Promise.resolve();
+    // Ids are allocated as the consumer takes commands: a cheap gauge of how far it has got.
+    const taken = async () => Number((await db.query<{ v: string; c: boolean }>('SELECT last_value AS v, is_called AS c FROM policy_log_log_id_seq')).rows.map((r) => (r.c ? r.v : 0))[0] ?? 0);
+    let lastTaken = 0;
+    let lastMove = Date.now();
     for (let from = 0; from < spec.entries; from += CHUNK) {
+      for (;;) {
+        const now = await taken();
+        if (now !== lastTaken) (lastTaken = now), (lastMove = Date.now());
+        if (from - now <= spec.maxBacklog - CHUNK) break;
+        if (Date.now() - lastMove > 60_000) throw new Error(`the policy consumer stopped taking commands at ${now}/${from} appended (see its log under .run/test-logs)`);
+        await new Promise((r) => setTimeout(r, 20));
+      }
       const chunk: OutgoingRecord[] = [];
       for (let i = from; i < Math.min(from + CHUNK, spec.entries); i++) {
         const c = customers[i % customers.length]!;
@@ -131,7 +150,10 @@ export async function buildPolicyLog(spec: LogSpec): Promise<BuiltLog> {
       // One chunk in flight while the next is encoded (the client group-commits appends).
       await inFlight;
       inFlight = kafka.send(chunk);
-      if ((from / CHUNK) % 25 === 0) say(`appended ${from + chunk.length}/${spec.entries} commands`);
+      if (Date.now() - lastSaid > 15_000) {
+        lastSaid = Date.now();
+        say(`appended ${from + chunk.length}/${spec.entries} commands, ${lastTaken} taken by the consumer`);
+      }
     }
     await inFlight;
     const produceMs = Date.now() - produceStarted;
@@ -141,18 +163,20 @@ export async function buildPolicyLog(spec: LogSpec): Promise<BuiltLog> {
     const inspector = new KafkaInspector(spec.brokers, spec.topics.prefix);
     const customerTopic = spec.topics.name('customerEvents');
     const deadline = Date.now() + spec.timeoutMs;
-    let lastSaid = 0;
     let decidedCount = 0;
+    let behind = '';
     for (;;) {
       decidedCount = await count(db);
       if (decidedCount >= spec.entries) {
         const [ends, committed] = await Promise.all([inspector.endOffsets(customerTopic), inspector.committedOffsets(spec.topics.group('policy'), customerTopic)]);
-        if ([...ends.values()].every((r) => r.end === 0n || committed.get(r.partition) === r.end)) break;
+        const lagging = [...ends.values()].filter((r) => r.end > 0n && committed.get(r.partition) !== r.end);
+        if (lagging.length === 0) break;
+        behind = `; committed offsets behind the end: ${lagging.map((r) => `${r.partition}@${committed.get(r.partition) ?? '-'}/${r.end}`).join(', ')}`;
       }
-      if (Date.now() > deadline) throw new Error(`the policy consumer decided ${decidedCount}/${spec.entries} commands within ${spec.timeoutMs / 1000} s`);
+      if (Date.now() > deadline) throw new Error(`the policy consumer decided ${decidedCount}/${spec.entries} commands within ${spec.timeoutMs / 1000} s${behind}`);
       if (Date.now() - lastSaid > 15_000) {
         lastSaid = Date.now();
-        say(`decided ${decidedCount}/${spec.entries} (${Math.round(decidedCount / ((Date.now() - produceStarted) / 1000))}/s since the first append)`);
+        say(`decided ${decidedCount}/${spec.entries} (${Math.round(decidedCount / ((Date.now() - produceStarted) / 1000))}/s since the first append)${behind}`);
       }
       await new Promise((r) => setTimeout(r, 500));
     }

@@ -23,6 +23,8 @@ export interface KafkaClientOptions {
    * the delay each transactional hop can add.
    */
   fetchMaxWaitMs?: number;
+  /** Called when a consumer stops for good (an error kafkajs will not retry). */
+  onFatal?: (groupId: string, error: Error) => void;
   /** 'transactions' (default): outputs and offsets commit atomically. 'idempotent': see transform(). */
   exactlyOnce?: 'transactions' | 'idempotent';
 }
@@ -52,15 +54,26 @@ function toMessages(records: OutgoingRecord[]) {
   return records.map((r) => ({ key: r.key, value: r.value, headers: r.headers }));
 }
 
-/** Groups records by topic, keeping their order, for one produce request per topic. */
-function byTopic(records: OutgoingRecord[]) {
-  const grouped = new Map<string, OutgoingRecord[]>();
+// The broker refuses a record batch over message.max.bytes (1 MB by default), and a transaction
+// may carry a whole fetch's worth of outputs: sends are split well below that.
+const MAX_SEND_BYTES = 512 * 1024;
+
+/** Groups records by topic, keeping their order, in chunks each small enough for one produce request. */
+export function byTopic(records: OutgoingRecord[]) {
+  const chunks: Array<{ topic: string; messages: ReturnType<typeof toMessages> }> = [];
+  const open = new Map<string, { topic: string; messages: ReturnType<typeof toMessages>; bytes: number }>();
   for (const record of records) {
-    const list = grouped.get(record.topic) ?? [];
-    list.push(record);
-    grouped.set(record.topic, list);
+    const size = record.value.length + record.key.length + 64;
+    let chunk = open.get(record.topic);
+    if (!chunk || (chunk.bytes + size > MAX_SEND_BYTES && chunk.messages.length > 0)) {
+      chunk = { topic: record.topic, messages: [], bytes: 0 };
+      open.set(record.topic, chunk);
+      chunks.push(chunk);
+    }
+    chunk.messages.push(...toMessages([record]));
+    chunk.bytes += size;
   }
-  return [...grouped.entries()].map(([topic, list]) => ({ topic, messages: toMessages(list) }));
+  return chunks.map(({ topic, messages }) => ({ topic, messages }));
 }
 
 function kafkaLogCreator(logger: Logger) {
@@ -80,6 +93,7 @@ export class KafkaClient {
   private readonly sessionTimeoutMs: number;
   private readonly fetchMaxWaitMs: number;
   private readonly exactlyOnce: 'transactions' | 'idempotent';
+  private readonly onFatal: ((groupId: string, error: Error) => void) | undefined;
   private sharedProducer: Promise<Producer> | undefined;
   private readonly appends = new GroupCommit<OutgoingRecord>((records) => this.sendNow(records));
   private readonly closers: Array<() => Promise<void>> = [];
@@ -89,6 +103,7 @@ export class KafkaClient {
     this.sessionTimeoutMs = options.sessionTimeoutMs ?? 10_000;
     this.fetchMaxWaitMs = options.fetchMaxWaitMs ?? 50;
     this.exactlyOnce = options.exactlyOnce ?? 'transactions';
+    this.onFatal = options.onFatal;
     this.kafka = new Kafka({
       clientId: options.clientId,
       brokers: options.brokers,
@@ -127,7 +142,9 @@ export class KafkaClient {
 
   private async sendNow(records: OutgoingRecord[]): Promise<void> {
     const producer = await this.producer();
-    await producer.sendBatch({ topicMessages: byTopic(records), acks: -1, compression: CompressionTypes.None });
+    for (const chunk of byTopic(records)) {
+      await producer.sendBatch({ topicMessages: [chunk], acks: -1, compression: CompressionTypes.None });
+    }
   }
 
   private producer(): Promise<Producer> {
@@ -225,6 +242,12 @@ export class KafkaClient {
     });
     consumer.on(consumer.events.CRASH, (event) => {
       this.logger.error({ groupId, error: String(event.payload.error), restart: event.payload.restart }, 'consumer crashed');
+      if (!event.payload.restart) {
+        // kafkajs gives up on this consumer: stop reporting ready and let the process owner act
+        // (the services exit, so their supervisor restarts them from the committed offsets).
+        ready = false;
+        this.onFatal?.(groupId, event.payload.error);
+      }
     });
     let stopped = false;
     const stop = async () => {

@@ -41,6 +41,10 @@ export async function createRuntime(service: string, options: RuntimeOptions = {
     sessionTimeoutMs: config.consumerSessionTimeoutMs,
     fetchMaxWaitMs: config.fetchMaxWaitMs,
     exactlyOnce: config.exactlyOnce,
+    onFatal: (groupId, error) => {
+      logger.fatal({ groupId, error: String(error) }, 'consumer stopped for good; exiting so the process is restarted');
+      setTimeout(() => process.exit(1), 100).unref();
+    },
   });
   const topics = new Topics(config.topicPrefix, config.topicPartitions);
   await kafka.ensureTopics(topics.specs());

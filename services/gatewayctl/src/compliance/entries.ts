@@ -2,6 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { withTransaction, type PoolClient } from '@gw/db';
 import type { RuleOutcome, SendDecided } from '@gw/events';
 import { canonicalJson, chainedFields } from '@gw/policy-log';
+import { sameJson } from './fingerprint.ts';
 
 /** A policy_log row as the compliance commands read it (decided_at also as epoch ms). */
 export interface PolicyLogRow {
@@ -69,7 +70,7 @@ export function digestOf(value: unknown): string {
 export function differingFields(a: SendDecided, b: SendDecided): string[] {
   const left = comparable(a) as Record<string, unknown>;
   const right = comparable(b) as Record<string, unknown>;
-  return Object.keys(left).filter((key) => canonicalJson(left[key]) !== canonicalJson(right[key]));
+  return Object.keys(left).filter((key) => !sameJson(left[key], right[key]));
 }
 
 /** The decision_event copy the consumer stores: the Kafka record without the message body. */

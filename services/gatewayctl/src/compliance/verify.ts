@@ -1,8 +1,10 @@
 import type { AnyEvent, SendDecided } from '@gw/events';
-import { canonicalJson, entryHash, GENESIS_HASH } from '@gw/policy-log';
+import { canonicalJson, GENESIS_HASH } from '@gw/policy-log';
 import type { ComplianceDeps } from './context.ts';
-import { comparable, cursor, differingFields, digestOf, entryFromColumns, readSnapshot, ROW_COLUMNS, type PolicyLogRow } from './entries.ts';
-import type { PartitionRange } from '@gw/kafka';
+import { comparable, cursor, differingFields, entryFromColumns, readSnapshot, ROW_COLUMNS, type PolicyLogRow } from './entries.ts';
+import { chainedJson, compareDigest, hashOf, recordDigest, replayDigest } from './fingerprint.ts';
+import type { KafkaInspector, PartitionRange } from '@gw/kafka';
+import type { EventCodec } from '@gw/events';
 import type { ProgressCallback } from './progress.ts';
 import { Replayer, replayFields } from './replay.ts';
 
@@ -57,12 +59,14 @@ export interface VerifyReport {
   events: number;
   elapsed_ms: number;
   events_per_second: number;
-  /** Wall time of each check: (1) Postgres chain, (2) decisions topic and agreement, (3) replay; other: offsets and lookups. */
+  /** Wall time of each check: (1) Postgres chain and (2) decisions topic (these two run at the same time), (3) replay; other: offsets, lookups, comparisons. */
   phases_ms?: { postgres: number; decisions: number; replay: number; other: number };
 }
 
 interface KafkaEntry {
+  /** Digest of the whole record (recordDigest). */
   digest: string;
+  /** Digest of its comparable fields (compareDigest). */
   compare: string;
   partition_chain: number;
   prev_hash: string;
@@ -75,17 +79,46 @@ interface KafkaEntry {
 
 interface Recorded {
   log_id: number;
-  decision: string;
-  error_code: string | null;
-  rules: string;
+  /** Digest of its replayFields. */
   replay: string;
   seen: boolean;
+}
+
+/**
+ * Reads the SendDecided records at the given positions of the decisions topic (each partition
+ * from its start up to the furthest position wanted). Used only to describe divergences: the main
+ * pass keeps digests of the records, not their content.
+ */
+async function decisionsAt(kafka: KafkaInspector, codec: EventCodec, topic: string, ranges: Map<number, PartitionRange>, positions: Array<{ partition: number; offset: string }>): Promise<Map<string, SendDecided>> {
+  const found = new Map<string, SendDecided>();
+  if (positions.length === 0) return found;
+  const wanted = new Set(positions.map((p) => `${p.partition}@${p.offset}`));
+  const ends = new Map<number, PartitionRange>();
+  for (const { partition, offset } of positions) {
+    const range = ranges.get(partition);
+    const end = BigInt(offset) + 1n;
+    if (range && end > (ends.get(partition)?.end ?? 0n)) ends.set(partition, { ...range, end });
+  }
+  await kafka.readToEnd(topic, {
+    ends,
+    concurrency: ends.size,
+    onBatch: async (records) => {
+      for (const record of records) {
+        const key = `${record.partition}@${record.offset}`;
+        if (!wanted.has(key)) continue;
+        const event = await codec.decode(record).catch(() => null);
+        if (event?.type === 'SendDecided') found.set(key, event.payload);
+      }
+    },
+  });
+  return found;
 }
 
 function diffKeys(a: Record<string, unknown>, b: Record<string, unknown>): string[] {
   return [...new Set([...Object.keys(a), ...Object.keys(b)])].filter((k) => canonicalJson(a[k]) !== canonicalJson(b[k]));
 }
 
+const compareDigestOf = (entry: SendDecided) => compareDigest(entry, hashOf(entry.prev_hash, chainedJson(entry)));
 const rulesOf = (entry: SendDecided) => entry.reasons.map((r) => `${r.rule}:${r.outcome}`).join(',');
 const total = (ends: Map<number, PartitionRange>) => [...ends.values()].reduce((n, r) => n + Number(r.end - r.low), 0);
 
@@ -121,20 +154,24 @@ export async function verifyPolicyLog(deps: ComplianceDeps, options: VerifyOptio
   }
   const inScope = (partitionChain: number) => chains === null || chains.includes(partitionChain);
 
-  // (1) Postgres, in one snapshot.
+  // (1) Postgres, in one snapshot, read while (2) reads the decisions topic: the two passes are
+  // independent until their results are compared, and each waits on its own server.
   const phases = { postgres: 0, decisions: 0, replay: 0, other: 0 };
-  let phaseStarted = Date.now();
-  const endPhase = (name: keyof typeof phases) => {
-    const now = Date.now();
-    phases[name] += now - phaseStarted;
-    phaseStarted = now;
-  };
-  endPhase('other');
+  const postgresStarted = Date.now();
+  let snapshotTaken!: () => void;
+  const snapshotReady = new Promise<void>((resolve) => (snapshotTaken = resolve));
   const dbRows = new Map<number, { compare: string; command_id: string; customer_id: string }>();
-  await readSnapshot(pool, async (client) => {
+  // One progress line for the two passes that run together (a terminal bar redraws per phase).
+  let dbTotal = 0;
+  let decisionsTotal = 0;
+  let decisionsRead = 0;
+  const bothProgress = () => progress({ phase: 'postgres + kafka decisions', done: counts.db_rows + decisionsRead, total: dbTotal + decisionsTotal });
+  const postgresPass = readSnapshot(pool, async (client) => {
     const filter = chains === null ? '' : 'WHERE partition_chain = ANY($1::int[])';
     const params = chains === null ? [] : [chains];
-    const dbTotal = Number((await client.query<{ n: string }>(`SELECT count(*) AS n FROM policy_log ${filter}`, params)).rows[0]?.n ?? 0);
+    dbTotal = Number((await client.query<{ n: string }>(`SELECT count(*) AS n FROM policy_log ${filter}`, params)).rows[0]?.n ?? 0);
+    // The snapshot exists from the first statement on: Kafka offsets may be read from here.
+    snapshotTaken();
     const heads = new Map((await client.query<{ partition: number; head_hash: string; last_log_id: number }>('SELECT partition, head_hash, last_log_id FROM policy_chain')).rows.map((r) => [r.partition, r]));
     let chain: number | null = null;
     let prev = GENESIS_HASH;
@@ -157,16 +194,17 @@ export async function verifyPolicyLog(deps: ComplianceDeps, options: VerifyOptio
         }
         const entry = entryFromColumns(row);
         if (row.prev_hash !== prev) report(row.log_id, 'db_chain', `prev_hash ${row.prev_hash.slice(0, 12)}… is not the previous entry's hash ${prev.slice(0, 12)}… in partition ${row.partition_chain}`);
-        const recomputed = entryHash(row.prev_hash, entry);
+        const chained = chainedJson(entry);
+        const recomputed = hashOf(row.prev_hash, chained);
         if (recomputed !== row.entry_hash) report(row.log_id, 'db_hash', `entry_hash ${row.entry_hash.slice(0, 12)}… does not match the row's columns (recomputed ${recomputed.slice(0, 12)}…)`);
         const fields = differingFields(entry, row.decision_event);
         if (fields.length > 0) report(row.log_id, 'db_event', `decision_event disagrees with the columns on ${fields.join(', ')}`);
         prev = row.entry_hash;
         lastLogId = row.log_id;
-        dbRows.set(row.log_id, { compare: digestOf(comparable(entry)), command_id: row.command_id, customer_id: row.customer_id });
+        dbRows.set(row.log_id, { compare: compareDigest(entry, recomputed), command_id: row.command_id, customer_id: row.customer_id });
         counts.db_rows++;
       }
-      progress({ phase: 'postgres chain', done: counts.db_rows, total: dbTotal });
+      bothProgress();
     }
     closeChain();
     if (chains === null) {
@@ -174,8 +212,11 @@ export async function verifyPolicyLog(deps: ComplianceDeps, options: VerifyOptio
         if (!dbRows.has(head.last_log_id)) report(head.last_log_id, 'db_chain_head', `policy_chain of partition ${partition} points at log_id ${head.last_log_id}, which is not in policy_log`);
       }
     }
+  }).finally(() => {
+    phases.postgres = Date.now() - postgresStarted;
   });
-  endPhase('postgres');
+  postgresPass.catch(() => undefined); // awaited below; a failure surfaces there
+  await Promise.race([snapshotReady, postgresPass]);
 
   // The order of these snapshots makes the checks safe against a running consumer: every decision
   // of a command below the committed offset is on the topic below decisionEnds, and every command
@@ -185,14 +226,15 @@ export async function verifyPolicyLog(deps: ComplianceDeps, options: VerifyOptio
   const decisionEnds = await kafka.endOffsets(topics.name('policyDecisions'));
   const customerEnds = await kafka.endOffsets(customerTopic);
 
-  endPhase('other');
-
   // (2) The decisions topic.
   const kafkaEntries = new Map<number, KafkaEntry>();
   const recorded = new Map<string, Recorded>();
-  const decisionsTotal = total(decisionEnds);
-  let decisionsRead = 0;
-  await kafka.readToEnd(topics.name('policyDecisions'), {
+  decisionsTotal = total(decisionEnds);
+  const decisionsStarted = Date.now();
+  // Conflicting records are described once the pass is over (from a second read of the first record).
+  const conflicts: Array<{ log_id: number; later: ReturnType<typeof comparable>; partition: number; offset: string; first: KafkaEntry }> = [];
+  const slotsLeft = () => max - divergences.length - conflicts.length;
+  const decisionsPass = kafka.readToEnd(topics.name('policyDecisions'), {
     ends: decisionEnds,
     concurrency: decisionEnds.size,
     onBatch: async (records) => {
@@ -209,21 +251,21 @@ export async function verifyPolicyLog(deps: ComplianceDeps, options: VerifyOptio
         const entry = event.payload;
         if (!inScope(entry.partition_chain)) continue;
         counts.kafka_decisions++;
-        const digest = digestOf(entry);
+        const chained = chainedJson(entry);
+        const recomputed = hashOf(entry.prev_hash, chained);
+        const compare = compareDigest(entry, recomputed);
+        const digest = recordDigest(entry, compare);
         const first = kafkaEntries.get(entry.log_id);
         if (first) {
           if (first.digest === digest) counts.kafka_duplicates++;
-          else {
-            const fields = diffKeys(JSON.parse(first.compare), JSON.parse(canonicalJson(comparable(entry))));
-            report(entry.log_id, 'kafka_conflict', `record ${record.partition}@${record.offset} differs from the first record for this log_id (${first.partition}@${first.offset}) on ${fields.length ? fields.join(', ') : 'the message body'}`);
-          }
+          else if (slotsLeft() > 0) conflicts.push({ log_id: entry.log_id, later: comparable(entry), partition: record.partition, offset: record.offset, first });
+          else report(entry.log_id, 'kafka_conflict', `record ${record.partition}@${record.offset} differs from the first record for this log_id (${first.partition}@${first.offset})`);
           continue;
         }
-        const recomputed = entryHash(entry.prev_hash, entry);
         if (recomputed !== entry.entry_hash) report(entry.log_id, 'kafka_hash', `record ${record.partition}@${record.offset}: entry_hash does not match its content`);
         kafkaEntries.set(entry.log_id, {
           digest,
-          compare: canonicalJson(comparable(entry)),
+          compare,
           partition_chain: entry.partition_chain,
           prev_hash: entry.prev_hash,
           entry_hash: entry.entry_hash,
@@ -235,12 +277,27 @@ export async function verifyPolicyLog(deps: ComplianceDeps, options: VerifyOptio
         if (!customerId || entry.customer_id === customerId) {
           const already = recorded.get(entry.correlation_id);
           if (already) report(entry.log_id, 'kafka_conflict', `command ${entry.correlation_id} was decided twice: log_id ${already.log_id} and ${entry.log_id}`);
-          else recorded.set(entry.correlation_id, { log_id: entry.log_id, decision: entry.decision, error_code: entry.error_code ?? null, rules: rulesOf(entry), replay: canonicalJson(replayFields(entry)), seen: false });
+          else recorded.set(entry.correlation_id, { log_id: entry.log_id, replay: replayDigest(replayFields(entry)), seen: false });
         }
       }
-      progress({ phase: 'kafka decisions', done: decisionsRead, total: decisionsTotal });
+      bothProgress();
     },
+  }).finally(() => {
+    phases.decisions = Date.now() - decisionsStarted;
   });
+  // Both passes settle before anything is reported or thrown.
+  const [pgDone, kafkaDone] = await Promise.allSettled([postgresPass, decisionsPass]);
+  const passesDone = Date.now();
+  if (pgDone.status === 'rejected') throw pgDone.reason;
+  if (kafkaDone.status === 'rejected') throw kafkaDone.reason;
+  if (conflicts.length > 0) {
+    const firsts = await decisionsAt(kafka, codec, topics.name('policyDecisions'), decisionEnds, conflicts.map((c) => c.first));
+    for (const c of conflicts) {
+      const first = firsts.get(`${c.first.partition}@${c.first.offset}`);
+      const fields = first ? diffKeys(comparable(first), c.later) : [];
+      report(c.log_id, 'kafka_conflict', `record ${c.partition}@${c.offset} differs from the first record for this log_id (${c.first.partition}@${c.first.offset}) on ${fields.length ? fields.join(', ') : 'the message body'}`);
+    }
+  }
 
   // Chains over the topic, and agreement with Postgres.
   const byChain = new Map<number, Array<[number, KafkaEntry]>>();
@@ -261,7 +318,7 @@ export async function verifyPolicyLog(deps: ComplianceDeps, options: VerifyOptio
   for (const [logId, entry] of kafkaEntries) {
     const row = dbRows.get(logId);
     if (!row) notInSnapshot.push(logId);
-    else if (row.compare !== digestOf(JSON.parse(entry.compare))) {
+    else if (row.compare !== entry.compare) {
       report(logId, 'kafka_vs_db', 'the record on the decisions topic and the Postgres row differ');
     }
   }
@@ -273,20 +330,22 @@ export async function verifyPolicyLog(deps: ComplianceDeps, options: VerifyOptio
       const row = rows.get(logId);
       const entry = kafkaEntries.get(logId)!;
       if (!row) report(logId, 'db_missing', `on the decisions topic (${entry.partition}@${entry.offset}) but not in policy_log`);
-      else if (canonicalJson(comparable(entryFromColumns(row))) !== entry.compare) report(logId, 'kafka_vs_db', 'the record on the decisions topic and the Postgres row differ');
+      else if (compareDigestOf(entryFromColumns(row)) !== entry.compare) report(logId, 'kafka_vs_db', 'the record on the decisions topic and the Postgres row differ');
     }
   }
   const missingOnKafka = new Map<string, number>();
   for (const [logId, row] of dbRows) if (!kafkaEntries.has(logId)) missingOnKafka.set(row.command_id, logId);
 
-  endPhase('decisions');
 
   // (3) Re-run the decider over the customer streams.
+  const replayStarted = Date.now();
   const replayer = new Replayer();
   const customerTotal = total(customerEnds);
   let customerRead = 0;
   const pending = new Set<string>();
   const commandsSeen = new Map<string, { partition: number; offset: bigint }>();
+  // Replays that differ are described once the pass is over, against a second read of the record.
+  const mismatches: Array<{ found: Recorded; expected: SendDecided }> = [];
   await kafka.readToEnd(customerTopic, {
     ends: customerEnds,
     concurrency: customerEnds.size,
@@ -326,22 +385,36 @@ export async function verifyPolicyLog(deps: ComplianceDeps, options: VerifyOptio
             continue;
           }
           found.seen = true;
-          if (found.replay === canonicalJson(replayFields(expected))) continue;
-          const recordedFields = JSON.parse(found.replay) as Record<string, unknown>;
-          const replayed = replayFields(expected) as Record<string, unknown>;
-          const fields = Object.keys(replayed).filter((k) => canonicalJson(replayed[k]) !== canonicalJson(recordedFields[k]));
-          const summary =
-            found.decision !== expected.decision || found.error_code !== expected.error_code
-              ? `recorded ${found.decision}${found.error_code ? `/${found.error_code}` : ''}, replay ${expected.decision}${expected.error_code ? `/${expected.error_code}` : ''}`
-              : found.rules !== rulesOf(expected)
-                ? `rule outcomes differ: recorded ${found.rules}; replay ${rulesOf(expected)}`
-                : 'same decision';
-          report(found.log_id, 'replay', `${summary}; differing fields: ${fields.join(', ')}`);
+          if (found.replay === replayDigest(replayFields(expected))) continue;
+          if (max - divergences.length - mismatches.length > 0) mismatches.push({ found, expected });
+          else report(found.log_id, 'replay', `differs from the recorded decision`);
         }
       }
       progress({ phase: 'replay', done: customerRead, total: customerTotal });
     },
   });
+  if (mismatches.length > 0) {
+    const positions = mismatches.map((m) => kafkaEntries.get(m.found.log_id)!);
+    const recordedEntries = await decisionsAt(kafka, codec, topics.name('policyDecisions'), decisionEnds, positions);
+    for (const [i, { found, expected }] of mismatches.entries()) {
+      const entry = recordedEntries.get(`${positions[i]!.partition}@${positions[i]!.offset}`);
+      if (!entry) {
+        report(found.log_id, 'replay', 'differs from the recorded decision (the record could not be read again)');
+        continue;
+      }
+      const recordedFields = replayFields(entry) as Record<string, unknown>;
+      const replayed = replayFields(expected) as Record<string, unknown>;
+      const fields = Object.keys(replayed).filter((k) => canonicalJson(replayed[k]) !== canonicalJson(recordedFields[k]));
+      const recordedCode = entry.error_code ?? null;
+      const summary =
+        entry.decision !== expected.decision || recordedCode !== expected.error_code
+          ? `recorded ${entry.decision}${recordedCode ? `/${recordedCode}` : ''}, replay ${expected.decision}${expected.error_code ? `/${expected.error_code}` : ''}`
+          : rulesOf(entry) !== rulesOf(expected)
+            ? `rule outcomes differ: recorded ${rulesOf(entry)}; replay ${rulesOf(expected)}`
+            : 'same decision';
+      report(found.log_id, 'replay', `${summary}; differing fields: ${fields.join(', ')}`);
+    }
+  }
   for (const [correlationId, found] of recorded) {
     if (!found.seen && !pending.has(correlationId)) {
       // A command past the committed offset may have been decided already; only a decision with
@@ -357,8 +430,9 @@ export async function verifyPolicyLog(deps: ComplianceDeps, options: VerifyOptio
     report(logId, 'kafka_missing', `policy_log row for command ${commandId} has no record on the decisions topic`);
   }
 
-  endPhase('replay');
+  phases.replay = Date.now() - replayStarted;
   const elapsed = Date.now() - started;
+  phases.other = Math.max(0, elapsed - (passesDone - postgresStarted) - phases.replay);
   const events = counts.db_rows + decisionsRead + customerRead;
   return {
     ok: divergenceCount === 0,

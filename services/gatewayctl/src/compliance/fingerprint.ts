@@ -1,0 +1,128 @@
+// Fast paths for the per-entry work of verify: the canonical JSON of an entry's chained fields
+// written out for its fixed shape (byte for byte what canonicalJson(chainedFields(entry)) gives,
+// with canonicalJson itself for any shape it does not expect), digests that compare copies of an
+// entry without keeping their text, and an equality that only canonicalises values that differ.
+import { createHash } from 'node:crypto';
+import type { RuleOutcome, SendDecided } from '@gw/events';
+import { canonicalJson, chainedFields } from '@gw/policy-log';
+
+const str = JSON.stringify;
+
+/** A value canonicalJson writes as JSON.stringify does (no object inside). */
+const isPlain = (v: unknown) => v === null || (typeof v !== 'object' && v !== undefined);
+
+function reasonsJson(reasons: unknown): string | null {
+  if (!Array.isArray(reasons)) return null;
+  let out = '[';
+  for (let i = 0; i < reasons.length; i++) {
+    const r = reasons[i] as RuleOutcome | null;
+    if (r === null || typeof r !== 'object' || Array.isArray(r)) return null;
+    // Own keys among rule, outcome and detail; an undefined detail is left out, as canonicalJson does.
+    const keys = Object.keys(r);
+    for (const k of keys) if (k !== 'rule' && k !== 'outcome' && k !== 'detail') return null;
+    if (!keys.includes('rule') || !keys.includes('outcome')) return null;
+    const { rule, outcome, detail } = r;
+    if (typeof rule !== 'string' || typeof outcome !== 'string' || !(detail === undefined || detail === null || typeof detail === 'string')) return null;
+    if (i > 0) out += ',';
+    out += detail === undefined ? `{"outcome":${str(outcome)},"rule":${str(rule)}}` : `{"detail":${str(detail)},"outcome":${str(outcome)},"rule":${str(rule)}}`;
+  }
+  return `${out}]`;
+}
+
+/** canonicalJson(chainedFields(entry)), written out directly for the usual shape. */
+export function chainedJson(entry: SendDecided): string {
+  const f = chainedFields(entry);
+  const reasons = reasonsJson(f.reasons);
+  if (
+    reasons === null ||
+    !isPlain(f.command_id) || !isPlain(f.customer_id) || !isPlain(f.decision) || !isPlain(f.error_code) || !isPlain(f.event_id) ||
+    !isPlain(f.instance_id) || !isPlain(f.log_id) || !isPlain(f.message_digest) || !isPlain(f.message_id) || !isPlain(f.message_purpose) ||
+    !isPlain(f.occurred_at) || !isPlain(f.partition_chain) || !isPlain(f.policy_version) || !isPlain(f.recipient)
+  ) {
+    return canonicalJson(f);
+  }
+  // Keys in sorted order, as canonicalJson writes them.
+  return (
+    `{"command_id":${str(f.command_id)},"customer_id":${str(f.customer_id)},"decision":${str(f.decision)},"error_code":${str(f.error_code)},` +
+    `"event_id":${str(f.event_id)},"instance_id":${str(f.instance_id)},"log_id":${str(f.log_id)},"message_digest":${str(f.message_digest)},` +
+    `"message_id":${str(f.message_id)},"message_purpose":${str(f.message_purpose)},"occurred_at":${str(f.occurred_at)},` +
+    `"partition_chain":${str(f.partition_chain)},"policy_version":${str(f.policy_version)},"reasons":${reasons},"recipient":${str(f.recipient)}}`
+  );
+}
+
+const sha256 = (text: string) => createHash('sha256').update(text).digest('base64');
+
+/** entryHash(prevHash, entry) from the entry's chained JSON. */
+export function hashOf(prevHash: string, chained: string): string {
+  return createHash('sha256').update(`${prevHash}\n${chained}`).digest('hex');
+}
+
+/**
+ * A digest of comparable(entry) (the chained fields, the hashes, the error text): two copies of an
+ * entry have the same one exactly when their comparable fields are equal. The chained fields and
+ * prev_hash enter through the entry's recomputed hash (hashOf(prev_hash, chained)), which is
+ * SHA-256 over exactly them; each other part is JSON, so joining them is unambiguous.
+ */
+export function compareDigest(entry: SendDecided, recomputedHash: string): string {
+  return sha256(`${recomputedHash}\n${str(entry.error_message ?? null)}\n${str(entry.prev_hash)}\n${str(entry.entry_hash)}`);
+}
+
+const COVERED = new Set([
+  'event_id', 'correlation_id', 'occurred_at', 'customer_id', 'instance_id', 'message_id', 'log_id', 'decision', 'error_code', 'error_message',
+  'reasons', 'policy_version', 'recipient', 'message_purpose', 'message_digest', 'partition_chain', 'prev_hash', 'entry_hash',
+]);
+
+/**
+ * A digest of the whole record (what digestOf(entry) tells apart): the comparable digest, plus the
+ * message body and anything else the record carries.
+ */
+export function recordDigest(entry: SendDecided, compare: string): string {
+  const rest: Record<string, unknown> = {};
+  for (const key of Object.keys(entry)) if (!COVERED.has(key)) rest[key] = (entry as unknown as Record<string, unknown>)[key];
+  // error_message is compared as `?? null` above; undefined and null are different records.
+  if (entry.error_message === undefined) rest.error_message_undefined = true;
+  return sha256(`${compare}\n${canonicalJson(rest)}`);
+}
+
+/** What a re-run of the decider must reproduce (replayFields), as a digest. */
+export function replayDigest(fields: Record<string, unknown>): string {
+  return sha256(canonicalJsonFast(fields));
+}
+
+/** canonicalJson(value) for a flat object (values plain, or rule outcomes), written out directly; canonicalJson for anything nested deeper. */
+export function canonicalJsonFast(value: Record<string, unknown>): string {
+  const keys = Object.keys(value).sort();
+  let out = '{';
+  let first = true;
+  for (const key of keys) {
+    const v = value[key];
+    if (v === undefined) continue;
+    out += `${first ? '' : ','}${str(key)}:${isPlain(v) ? str(v) : (reasonsJson(v) ?? canonicalJson(v))}`;
+    first = false;
+  }
+  return `${out}}`;
+}
+
+/** canonicalJson(a) === canonicalJson(b), without writing either out when they are plainly equal. */
+export function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (Array.isArray(a) && Array.isArray(b) && a.length === b.length) {
+    let plainlyEqual = true;
+    for (let i = 0; i < a.length && plainlyEqual; i++) plainlyEqual = sameFlatObject(a[i], b[i]);
+    if (plainlyEqual) return true;
+  }
+  return canonicalJson(a) === canonicalJson(b);
+}
+
+/** True only when both are objects with the same own keys and strictly equal plain values. */
+function sameFlatObject(a: unknown, b: unknown): boolean {
+  if (a === null || b === null || typeof a !== 'object' || typeof b !== 'object') return false;
+  const ka = Object.keys(a as object);
+  const kb = Object.keys(b as object);
+  if (ka.length !== kb.length) return false;
+  for (const k of ka) {
+    const va = (a as Record<string, unknown>)[k];
+    if (!isPlain(va) || va !== (b as Record<string, unknown>)[k] || !Object.prototype.hasOwnProperty.call(b, k)) return false;
+  }
+  return true;
+}
