@@ -2,7 +2,7 @@ import { Kafka, logLevel as KafkaLogLevel, CompressionTypes, type Producer, type
 import type { Logger } from 'pino';
 import { toConsumed } from './headers.ts';
 import { GroupCommit } from './group-commit.ts';
-import { TransactionCoalescer } from './transaction-coalescer.ts';
+import { transactionCoalescer } from './transaction-coalescer.ts';
 import type {
   ConsumedRecord,
   OutgoingRecord,
@@ -195,9 +195,9 @@ export class KafkaClient {
         })
       : null;
     const producer = transactional ? transactional.connect().then(() => transactional) : null;
-    const coalescer = producer ? new TransactionCoalescer(producer, options.groupId, byTopic) : null;
+    const coalescer = producer ? transactionCoalescer(producer, options.groupId, byTopic) : null;
     const commit = async (outputs: OutgoingRecord[], topic: string, partition: number, nextOffset: string) => {
-      if (coalescer) return coalescer.submit({ outputs, topic, partition, nextOffset });
+      if (coalescer) return coalescer.submit([{ outputs, topic, partition, nextOffset }]);
       await this.send(outputs);
       await consumer.commitOffsets([{ topic, partition, offset: nextOffset }]);
     };

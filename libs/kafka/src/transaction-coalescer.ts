@@ -1,4 +1,5 @@
 import type { Producer } from 'kafkajs';
+import { GroupCommit } from './group-commit.ts';
 import type { OutgoingRecord } from './types.ts';
 
 export interface BatchCommit {
@@ -10,54 +11,24 @@ export interface BatchCommit {
 }
 
 /**
- * One Kafka transaction for every partition batch that finished while the previous transaction
- * was committing: outputs and input offsets of all of them commit atomically together. A
- * transaction costs the broker about the same whatever it carries, so with many partitions this
- * keeps the broker's work per record low (one transaction per partition batch did not).
+ * Commits every partition batch that finished while the previous transaction was committing in
+ * one Kafka transaction: outputs and input offsets of all of them, atomically (a GroupCommit of
+ * batch commits). A transaction costs the broker about the same whatever it carries, so with many
+ * partitions this keeps the broker's work per record low.
  */
-export class TransactionCoalescer {
-  private pending: Array<{ commit: BatchCommit; resolve: () => void; reject: (error: unknown) => void }> = [];
-  private committing = false;
-
-  constructor(
-    private readonly producer: Promise<Producer>,
-    private readonly groupId: string,
-    private readonly group: (records: OutgoingRecord[]) => Array<{ topic: string; messages: Array<{ key: string; value: Buffer; headers?: Record<string, string> }> }>,
-  ) {}
-
-  submit(commit: BatchCommit): Promise<void> {
-    const done = new Promise<void>((resolve, reject) => this.pending.push({ commit, resolve, reject }));
-    if (!this.committing) void this.drain();
-    return done;
-  }
-
-  private async drain(): Promise<void> {
-    this.committing = true;
+export function transactionCoalescer(
+  producer: Promise<Producer>,
+  groupId: string,
+  group: (records: OutgoingRecord[]) => Array<{ topic: string; messages: Array<{ key: string; value: Buffer; headers?: Record<string, string> }> }>,
+): GroupCommit<BatchCommit> {
+  return new GroupCommit<BatchCommit>(async (commits) => {
+    const transaction = await (await producer).transaction();
     try {
-      while (this.pending.length > 0) {
-        const round = this.pending.splice(0);
-        try {
-          await this.commitTogether(round.map((entry) => entry.commit));
-          for (const entry of round) entry.resolve();
-        } catch (error) {
-          for (const entry of round) entry.reject(error);
-        }
-      }
-    } finally {
-      this.committing = false;
-    }
-  }
-
-  private async commitTogether(commits: BatchCommit[]): Promise<void> {
-    const producer = await this.producer;
-    const transaction = await producer.transaction();
-    try {
-      const outputs = commits.flatMap((c) => c.outputs);
-      for (const topicMessages of this.group(outputs)) await transaction.send(topicMessages);
+      for (const topicMessages of group(commits.flatMap((c) => c.outputs))) await transaction.send(topicMessages);
       const byTopic = new Map<string, Array<{ partition: number; offset: string }>>();
       for (const c of commits) byTopic.set(c.topic, [...(byTopic.get(c.topic) ?? []), { partition: c.partition, offset: c.nextOffset }]);
       await transaction.sendOffsets({
-        consumerGroupId: this.groupId,
+        consumerGroupId: groupId,
         topics: [...byTopic.entries()].map(([topic, partitions]) => ({ topic, partitions })),
       });
       await transaction.commit();
@@ -65,5 +36,5 @@ export class TransactionCoalescer {
       await transaction.abort().catch(() => undefined);
       throw error;
     }
-  }
+  });
 }

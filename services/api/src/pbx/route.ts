@@ -177,20 +177,23 @@ export async function pbxRoutes(app: FastifyInstance, deps: PbxDeps): Promise<vo
         commandId = claim.commandId;
       }
 
+      // The event as received, for the record; a sending event is followed by its SendRequested.
+      const receivedRecord = (action: 'send' | 'record' | 'acknowledge') =>
+        deps.codec.encode('PbxEventReceived', {
+          event_id: newEventId(),
+          correlation_id: commandId,
+          occurred_at: now,
+          customer_id: integration.customerId,
+          instance_id: integration.instanceId,
+          integration_id: integration.id,
+          event_type: event.event_type,
+          payload: raw.toString('utf8'),
+          action,
+        });
       let response: PbxResponseRecord;
       if (plan.action !== 'send') {
         if (claim.kind === 'new') {
-          const received = await deps.codec.encode('PbxEventReceived', {
-            event_id: newEventId(),
-            correlation_id: commandId,
-            occurred_at: now,
-            customer_id: integration.customerId,
-            instance_id: integration.instanceId,
-            integration_id: integration.id,
-            event_type: event.event_type,
-            payload: raw.toString('utf8'),
-            action: plan.action,
-          });
+          const received = await receivedRecord(plan.action);
           await deps.kafka.send([received]);
         }
         response = processed(event.event_type);
@@ -211,17 +214,7 @@ export async function pbxRoutes(app: FastifyInstance, deps: PbxDeps): Promise<vo
             source: 'pbx',
             idempotency_key: dedupeKey,
           };
-          const received = await deps.codec.encode('PbxEventReceived', {
-            event_id: newEventId(),
-            correlation_id: commandId,
-            occurred_at: now,
-            customer_id: integration.customerId,
-            instance_id: integration.instanceId,
-            integration_id: integration.id,
-            event_type: event.event_type,
-            payload: raw.toString('utf8'),
-            action: 'send',
-          });
+          const received = await receivedRecord('send');
           // One append, in order on the customer's partition: the event as received, then its send.
           await deps.kafka.send([received, await deps.codec.encode('SendRequested', command)]);
         }
