@@ -33,5 +33,14 @@ curl -sS -X POST '$base/api/send-message' \\
   -H "Idempotency-Key: first-send-\$(date +%s)" \\
   -d '{"instance_id":"$(field instance_id)","phone":"+14155552671","message":"Your order 1001 has shipped.","message_purpose":"transactional"}'
 
+PBX integration $(field pbx_integration_id) (secret, shown once: $(field pbx_secret)):
+
+curl -sS -X POST '$base/integrations/pbx/webhook/$(field pbx_integration_id)' \\
+  -H 'X-Chat-Gateway-PBX-Secret: $(field pbx_secret)' \\
+  -H 'Content-Type: application/json' \\
+  -d '{"event_type":"missed_call","customer_phone":"+14155552672","call_time":"14:05"}'
+
+Compliance: npx gatewayctl policy-log show 1   |   npx gatewayctl policy-log verify
+
 Stop everything with: make stop
 MSG
