@@ -1,6 +1,6 @@
 import { afterAll, beforeAll } from 'vitest';
 import pg from 'pg';
-import { startStack, type Stack } from './stack.ts';
+import { startStack, type ServiceName, type Stack } from './stack.ts';
 
 export interface StackSuite {
   readonly stack: Stack;
@@ -9,11 +9,11 @@ export interface StackSuite {
 }
 
 /** Starts a stack and a database client for the file's tests, and stops both after them. */
-export function useStack(): StackSuite {
+export function useStack(options: { services?: ServiceName[]; env?: Record<string, string> } = {}): StackSuite {
   let stack: Stack | undefined;
   let db: pg.Client | undefined;
   beforeAll(async () => {
-    stack = await startStack();
+    stack = await startStack(options.services, options.env);
     db = new pg.Client({ connectionString: stack.isolation.databaseUrl });
     await db.connect();
   });
