@@ -12,13 +12,14 @@ REPO_ROOT="$(cd "$SCRIPT_DIR/../.." && pwd)"
 RUN_DIR="${GW_RUN_DIR:-$REPO_ROOT/.run}/services"
 START_TIMEOUT="${SERVICES_START_TIMEOUT:-90}"
 
-export API_PORT="${API_PORT:-18000}" POLICY_PORT="${POLICY_PORT:-18010}" DELIVERY_PORT="${DELIVERY_PORT:-18020}" SIM_PORT="${SIM_PORT:-18090}"
+export API_PORT="${API_PORT:-18000}" POLICY_PORT="${POLICY_PORT:-18010}" DELIVERY_PORT="${DELIVERY_PORT:-18020}" INSTANCE_EVENTS_PORT="${INSTANCE_EVENTS_PORT:-18030}" SIM_PORT="${SIM_PORT:-18090}"
 
 # name | entry point | readiness URL
 SERVICES=(
   "instance-simulator|services/instance-simulator/src/main.ts|http://127.0.0.1:$SIM_PORT/sim/health"
   "policy|services/policy/src/main.ts|http://127.0.0.1:$POLICY_PORT/readyz"
   "delivery|services/delivery/src/main.ts|http://127.0.0.1:$DELIVERY_PORT/readyz"
+  "instance-events|services/instance-events/src/main.ts|http://127.0.0.1:$INSTANCE_EVENTS_PORT/readyz"
   "api|services/api/src/main.ts|http://127.0.0.1:$API_PORT/readyz"
 )
 

@@ -10,11 +10,14 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const LOG_DIR = `${ROOT}.run/test-logs`;
 
 export type ServiceName = 'api' | 'policy' | 'delivery';
+/** Every service the stack can run; instance-events is started only by the suites that need it. */
+export type StackServiceName = ServiceName | 'instance-events';
 
-const ENTRY: Record<ServiceName, string> = {
+const ENTRY: Record<StackServiceName, string> = {
   api: 'services/api/src/main.ts',
   policy: 'services/policy/src/main.ts',
   delivery: 'services/delivery/src/main.ts',
+  'instance-events': 'services/instance-events/src/main.ts',
 };
 
 export interface Stack {
@@ -22,10 +25,10 @@ export interface Stack {
   simulator: Harness;
   apiUrl: string;
   env: Record<string, string>;
-  readyUrl(name: ServiceName): string;
-  start(name: ServiceName): Promise<void>;
+  readyUrl(name: StackServiceName): string;
+  start(name: StackServiceName): Promise<void>;
   /** Kills a service process with the given signal and waits for it to exit. */
-  kill(name: ServiceName, signal?: NodeJS.Signals): Promise<void>;
+  kill(name: StackServiceName, signal?: NodeJS.Signals): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -45,26 +48,27 @@ async function waitReady(url: string, child: ChildProcess, timeoutMs: number, na
 }
 
 /** Starts the gateway's services as real processes against the real infrastructure. */
-export async function startStack(services: ServiceName[] = ['api', 'policy', 'delivery'], extraEnv: Record<string, string> = {}): Promise<Stack> {
+export async function startStack(services: StackServiceName[] = ['api', 'policy', 'delivery'], extraEnv: Record<string, string> = {}): Promise<Stack> {
   mkdirSync(LOG_DIR, { recursive: true });
   const isolation = await isolate();
   const simulator = await startSimulator({ logger: false });
-  const ports = { api: await freePort(), policy: await freePort(), delivery: await freePort() };
+  const ports: Record<StackServiceName, number> = { api: await freePort(), policy: await freePort(), delivery: await freePort(), 'instance-events': await freePort() };
   const env: Record<string, string> = {
     ...isolation.env,
     API_PORT: String(ports.api),
     POLICY_PORT: String(ports.policy),
     DELIVERY_PORT: String(ports.delivery),
+    INSTANCE_EVENTS_PORT: String(ports['instance-events']),
     SIMULATOR_URL: simulator.baseUrl,
     SIM_GLOBAL_API_KEY: simulator.globalKey,
     SEND_DEADLINE_MS: '15000',
     DELIVERY_SEND_TIMEOUT_MS: '2000',
     ...extraEnv,
   };
-  const children = new Map<ServiceName, ChildProcess>();
-  const readyUrl = (name: ServiceName) => `http://127.0.0.1:${ports[name]}/readyz`;
+  const children = new Map<StackServiceName, ChildProcess>();
+  const readyUrl = (name: StackServiceName) => `http://127.0.0.1:${ports[name]}/readyz`;
 
-  const start = async (name: ServiceName) => {
+  const start = async (name: StackServiceName) => {
     const log = createWriteStream(`${LOG_DIR}/${isolation.suffix}-${name}.log`, { flags: 'a' });
     const child = spawn(process.execPath, ['--import', 'tsx', ENTRY[name]], {
       cwd: ROOT,
@@ -79,7 +83,7 @@ export async function startStack(services: ServiceName[] = ['api', 'policy', 'de
     await waitReady(readyUrl(name), child, 90_000, name);
   };
 
-  const kill = async (name: ServiceName, signal: NodeJS.Signals = 'SIGKILL') => {
+  const kill = async (name: StackServiceName, signal: NodeJS.Signals = 'SIGKILL') => {
     const child = children.get(name);
     if (!child || child.exitCode !== null || child.signalCode !== null) return;
     const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));

@@ -29,6 +29,8 @@ export interface GatewayConfig {
   api: { host: string; port: number; publicBaseUrl: string; sendDeadlineMs: number; bodyLimitBytes: number; pbxReplayWindowSeconds: number };
   policy: { host: string; port: number };
   delivery: { host: string; port: number; sendTimeoutMs: number; breakerResetMs: number; concurrency: number };
+  /** Keyword lists are matched against an inbound message's whole text, case-insensitive. */
+  instanceEvents: { host: string; port: number; optOutKeywords: string[]; optInKeywords: string[] };
   simulator: { url: string; globalApiKey: string };
 }
 
@@ -42,6 +44,12 @@ function int(env: Env, name: string, fallback: number): number {
     throw new Error(`Environment variable ${name} must be a non-negative integer, got "${raw}"`);
   }
   return value;
+}
+
+function list(env: Env, name: string, fallback: string[]): string[] {
+  const raw = env[name];
+  if (raw === undefined || raw.trim() === '') return fallback;
+  return raw.split(',').map((item) => item.trim()).filter((item) => item !== '');
 }
 
 function str(env: Env, name: string, fallback: string): string {
@@ -83,6 +91,12 @@ export function loadConfig(env: Env = process.env): GatewayConfig {
       sendTimeoutMs: int(env, 'DELIVERY_SEND_TIMEOUT_MS', 5_000),
       breakerResetMs: int(env, 'DELIVERY_BREAKER_RESET_MS', 10_000),
       concurrency: int(env, 'DELIVERY_CONCURRENCY', 32),
+    },
+    instanceEvents: {
+      host: str(env, 'INSTANCE_EVENTS_HOST', '127.0.0.1'),
+      port: int(env, 'INSTANCE_EVENTS_PORT', 18030),
+      optOutKeywords: list(env, 'OPT_OUT_KEYWORDS', ['STOP', 'STOPALL', 'UNSUBSCRIBE', 'CANCEL', 'END', 'QUIT', 'REVOKE', 'OPTOUT', 'OPT OUT']),
+      optInKeywords: list(env, 'OPT_IN_KEYWORDS', ['START', 'UNSTOP', 'YES']),
     },
     simulator: {
       url: str(env, 'SIMULATOR_URL', `http://127.0.0.1:${int(env, 'SIM_PORT', 18090)}`),

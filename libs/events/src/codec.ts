@@ -8,7 +8,7 @@ import type { Topics } from './topics.ts';
 export const EVENT_TYPE_HEADER = 'event-type';
 export const CORRELATION_HEADER = 'correlation-id';
 
-const ALL_TYPES: EventType[] = ['SendRequested', 'SendDecided', 'MessageDispatched', 'DeliveryFailed', 'PolicyInputRecorded', 'PolicyEventEmitted', 'PbxEventReceived'];
+const ALL_TYPES: EventType[] = ['SendRequested', 'SendDecided', 'MessageDispatched', 'DeliveryFailed', 'PolicyInputRecorded', 'PolicyEventEmitted', 'PbxEventReceived', 'InstanceEventReceived', 'GatewayEventEmitted'];
 
 /**
  * Encodes events in the Confluent wire format (magic byte, schema id, Avro body) with schemas

@@ -78,6 +78,19 @@ export interface PbxEventReceived extends EventBase {
   action: 'send' | 'record' | 'acknowledge';
 }
 
+export interface InstanceEventReceived extends EventBase {
+  instance_name: string;
+  manager_instance: string;
+  event: string;
+  digest: string;
+  payload: string;
+}
+
+export interface GatewayEventEmitted extends EventBase {
+  event: string;
+  payload: string;
+}
+
 export interface EventPayloads {
   SendRequested: SendRequested;
   SendDecided: SendDecided;
@@ -86,6 +99,8 @@ export interface EventPayloads {
   PolicyInputRecorded: PolicyFactRecord;
   PolicyEventEmitted: PolicyFactRecord;
   PbxEventReceived: PbxEventReceived;
+  InstanceEventReceived: InstanceEventReceived;
+  GatewayEventEmitted: GatewayEventEmitted;
 }
 
 export type EventType = keyof EventPayloads;

@@ -9,6 +9,8 @@ export const TOPIC_NAMES = {
   customerEvents: 'customer-events.v1',
   policyDecisions: 'policy-decisions.v1',
   deliveryEvents: 'delivery-events.v1',
+  instanceEvents: 'instance-events.v1',
+  gatewayEvents: 'gateway-events.v1',
 } as const;
 
 export type TopicName = keyof typeof TOPIC_NAMES;
@@ -21,6 +23,8 @@ export const EVENT_TOPIC: Record<EventType, TopicName> = {
   PolicyInputRecorded: 'customerEvents',
   PolicyEventEmitted: 'policyDecisions',
   PbxEventReceived: 'customerEvents',
+  InstanceEventReceived: 'instanceEvents',
+  GatewayEventEmitted: 'gatewayEvents',
 };
 
 export class Topics {

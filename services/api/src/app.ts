@@ -6,6 +6,7 @@ import { openapiPlugin } from './plugins/openapi.ts';
 import { homeRoutes } from './home/route.ts';
 import { sendMessageRoutes, type SendMessageDeps } from './send-message/route.ts';
 import { pbxRoutes, type PbxDeps } from './pbx/route.ts';
+import { instanceEventsRoutes } from './instance-events/route.ts';
 
 export interface AppDeps {
   logger: Logger | false;
@@ -37,5 +38,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(sendMessageRoutes, deps.send);
   // Its own scope: the PBX route reads bodies raw (for the HMAC) with its own size limit.
   await app.register(pbxRoutes, deps.pbx);
+  // Its own scope: instance manager webhooks, read raw (digest for dedupe), authenticated per instance.
+  await app.register(instanceEventsRoutes, { pool: deps.pbx.pool, kafka: deps.pbx.kafka, codec: deps.pbx.codec });
   return app as unknown as FastifyInstance;
 }

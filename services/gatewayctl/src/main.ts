@@ -7,6 +7,7 @@ import { createApiKey, listApiKeys, revokeApiKey } from './accounts/api-keys.ts'
 import { CliError, createCustomer } from './accounts/customers.ts';
 import { createDemo } from './accounts/demo.ts';
 import { createInstance } from './accounts/instances.ts';
+import { setInstanceWebhook } from './accounts/instance-webhook.ts';
 import { registerComplianceCommands } from './compliance/index.ts';
 import { print } from './output.ts';
 import { createPbx, disablePbx, rotatePbxSecret, setPbxTemplate } from './pbx/commands.ts';
@@ -147,6 +148,12 @@ instance
       managerInstance: opts.managerInstance,
       createOnManager: opts.managerInstance === undefined,
     })));
+instance
+  .command('webhook-url')
+  .description("generate the instance's event webhook token and point its manager's webhook at the gateway (token shown once)")
+  .requiredOption('--instance <id>', 'instance id')
+  .option('--base-url <url>', 'public base URL of the gateway API', config.api.publicBaseUrl)
+  .action(action(async (opts: { instance: string; baseUrl: string }) => setInstanceWebhook(db(), box(), { instanceId: opts.instance, baseUrl: opts.baseUrl })));
 instance
   .command('pause')
   .requiredOption('--instance <id>', 'instance id')

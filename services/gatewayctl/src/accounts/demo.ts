@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { createApiKey } from './api-keys.ts';
 import { createCustomer } from './customers.ts';
 import { createInstance, pairOnSimulator } from './instances.ts';
+import { setInstanceWebhook } from './instance-webhook.ts';
 import type { FactLog } from '../policy/fact-log.ts';
 import { setPlan, toggleModules } from '../policy/commands.ts';
 import { createPbx } from '../pbx/commands.ts';
@@ -30,6 +31,8 @@ export async function createDemo(pool: Pool, box: SecretBox, facts: FactLog, set
     managerApiKey: settings.simulatorKey,
     createOnManager: true,
   });
+  // Before pairing, so the instance's events (its connection first) reach the gateway.
+  await setInstanceWebhook(pool, box, { instanceId: instance.instance_id, baseUrl: settings.baseUrl });
   await pairOnSimulator(settings.simulatorUrl, settings.simulatorKey, instance.manager_instance);
   const key = await createApiKey(pool, customer.customer_id, 'demo');
   await toggleModules(pool, facts, { customerId: customer.customer_id, enable: ['pbx'], disable: [], by: 'demo' });

@@ -1,0 +1,110 @@
+import { createHash } from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
+import { ApiError } from '@gw/contract';
+import type { Pool } from '@gw/db';
+import { newEventId, type EventCodec } from '@gw/events';
+import type { KafkaClient } from '@gw/kafka';
+import { secretMatches } from '@gw/security';
+
+/** Evolution posts media as base64 when configured; more than that is refused with 413. */
+export const INSTANCE_EVENT_BODY_LIMIT = 1024 * 1024;
+
+export interface InstanceEventsDeps {
+  pool: Pool;
+  kafka: KafkaClient;
+  codec: EventCodec;
+  clock?: () => number;
+}
+
+interface InstanceRow {
+  id: string;
+  customer_id: string;
+  name: string;
+  manager_instance: string;
+  webhook_token_hash: Buffer | null;
+}
+
+const unauthenticated = () => new ApiError('invalid_api_key', 'The instance event could not be authenticated.', {}, 401);
+
+async function loadInstance(pool: Pool, instanceId: string): Promise<InstanceRow | null> {
+  if (!/^[A-Za-z0-9_-]{1,64}$/.test(instanceId)) return null;
+  const { rows } = await pool.query<InstanceRow>('SELECT id, customer_id, name, manager_instance, webhook_token_hash FROM instances WHERE id = $1', [instanceId]);
+  return rows[0] ?? null;
+}
+
+/**
+ * POST /integrations/instances/{instance_id}/events/{token}: the instance manager's webhook.
+ * The token is generated per instance (gatewayctl instance webhook-url) and only its hash is
+ * stored; it is compared in constant time, an unknown instance costing the same as a wrong token.
+ * Envelopes are deduplicated by a digest of the exact bytes, then appended as
+ * InstanceEventReceived on the customer's key, without the manager's apikey.
+ */
+export async function instanceEventsRoutes(app: FastifyInstance, deps: InstanceEventsDeps): Promise<void> {
+  const clock = deps.clock ?? Date.now;
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: INSTANCE_EVENT_BODY_LIMIT }, (_request, body, done) => done(null, body));
+
+  const handler = async (request: { params: { instance_id: string; token: string }; body: Buffer | undefined; log: FastifyInstance['log'] }) => {
+    const instance = await loadInstance(deps.pool, request.params.instance_id);
+    if (!secretMatches(request.params.token, instance?.webhook_token_hash ?? null) || !instance) throw unauthenticated();
+
+    const raw = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
+    let envelope: unknown;
+    try {
+      envelope = JSON.parse(raw.toString('utf8'));
+    } catch {
+      throw new ApiError('invalid_json', 'The request body is not valid JSON.', {});
+    }
+    if (typeof envelope !== 'object' || envelope === null || Array.isArray(envelope) || typeof (envelope as { event?: unknown }).event !== 'string') {
+      throw new ApiError('validation_error', 'An instance event is a JSON object with a string "event".', { field: 'event', rule: 'required' }, 400);
+    }
+    const { apikey: _secret, ...recorded } = envelope as Record<string, unknown> & { event: string };
+    const digest = createHash('sha256').update(raw).digest('hex');
+    const eventId = newEventId();
+    const claimed = await deps.pool.query(
+      'INSERT INTO instance_event_ingest (instance_id, digest, event_id) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING RETURNING event_id',
+      [instance.id, digest, eventId],
+    );
+    if (claimed.rowCount === 0) {
+      request.log.debug({ instance_id: instance.id, event: recorded.event, digest }, 'duplicate instance event ignored');
+      return { success: true, status: 'duplicate' };
+    }
+    try {
+      const record = await deps.codec.encode('InstanceEventReceived', {
+        event_id: eventId,
+        correlation_id: eventId,
+        occurred_at: clock(),
+        customer_id: instance.customer_id,
+        instance_id: instance.id,
+        instance_name: instance.name,
+        manager_instance: instance.manager_instance,
+        event: recorded.event,
+        digest,
+        payload: JSON.stringify(recorded),
+      });
+      await deps.kafka.send([record]);
+    } catch (error) {
+      // Not appended: release the claim so the manager's retry is taken.
+      await deps.pool.query('DELETE FROM instance_event_ingest WHERE instance_id = $1 AND digest = $2', [instance.id, digest]).catch(() => undefined);
+      throw error;
+    }
+    return { success: true, status: 'accepted' };
+  };
+
+  const schema = {
+    summary: 'Receive an instance manager (Evolution API v2) webhook event',
+    description: 'Authenticated by the per-instance token in the path (set on the manager by gatewayctl instance webhook-url). Duplicates of an envelope are acknowledged once more and not recorded again.',
+    hide: true,
+  };
+  app.post<{ Params: { instance_id: string; token: string }; Body: Buffer | undefined }>(
+    '/integrations/instances/:instance_id/events/:token',
+    { bodyLimit: INSTANCE_EVENT_BODY_LIMIT, validatorCompiler: () => () => true, schema },
+    async (request) => handler(request),
+  );
+  // Evolution's webhookByEvents appends the event name (e.g. /messages-upsert) to the URL.
+  app.post<{ Params: { instance_id: string; token: string; event_path: string }; Body: Buffer | undefined }>(
+    '/integrations/instances/:instance_id/events/:token/:event_path',
+    { bodyLimit: INSTANCE_EVENT_BODY_LIMIT, validatorCompiler: () => () => true, schema },
+    async (request) => handler(request),
+  );
+}

@@ -1,0 +1,87 @@
+import { createHash } from 'node:crypto';
+import type { GatewayEventEmitted, InstanceEventReceived, PolicyFactRecord } from '@gw/events';
+import type { OutgoingRecord, TransformBatch } from '@gw/kafka';
+import type { PolicyEvent } from '@gw/policy';
+import { toFactRecord } from '@gw/policy-log';
+import type { Runtime } from '@gw/runtime';
+import { mapInstanceEvent, type Mapped } from './map-event.ts';
+import { acceptedCalls, recordCalls, saveConnection, sentMessage } from './store.ts';
+
+/** A stable id for the n-th output of a source event: a redelivered batch yields the same ids. */
+function derivedId(sourceEventId: string, index: number): string {
+  const hex = createHash('sha256').update(`${sourceEventId}:${index}`).digest('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-5${hex.slice(13, 16)}-${((parseInt(hex[16]!, 16) & 0x3) | 0x8).toString(16)}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+}
+
+function optFact(received: InstanceEventReceived, fact: Mapped['facts'][number]): PolicyEvent {
+  const base = { customerId: received.customer_id, at: received.occurred_at };
+  if (fact.kind === 'suppress') {
+    return { ...base, type: 'RecipientSuppressed', recipient: fact.recipient, source: 'opt_out', reason: `keyword:${fact.keyword}`, by: 'recipient', instanceId: received.instance_id };
+  }
+  return { ...base, type: 'RecipientUnsuppressed', recipient: fact.recipient, source: 'opt_out', by: 'recipient' };
+}
+
+/**
+ * Maps each instance event of a partition's batch to gateway events (gateway-events) and opt-out
+ * facts (customer-events, where the policy engine folds them in order with the sends), and keeps
+ * the connection and call projections. Outputs carry ids derived from the source event, and the
+ * projections are idempotent, so a redelivered batch changes nothing.
+ */
+export function handleInstanceEvents(runtime: Runtime): TransformBatch {
+  const { codec, pool, logger, metrics, config } = runtime;
+  const group = runtime.topics.group('instance-events');
+  return async (records) => {
+    const outputs: OutgoingRecord[] = [];
+    for (const record of records) {
+      let received: InstanceEventReceived;
+      let envelope: Record<string, unknown>;
+      try {
+        const decoded = await codec.decode(record);
+        if (!decoded || decoded.type !== 'InstanceEventReceived') continue;
+        received = decoded.payload;
+        envelope = JSON.parse(received.payload) as Record<string, unknown>;
+      } catch (error) {
+        metrics.eventsProcessed.inc({ group, topic: record.topic, outcome: 'undecodable' });
+        logger.error({ topic: record.topic, partition: record.partition, offset: record.offset, error: String(error) }, 'undecodable record skipped');
+        continue;
+      }
+      const log = logger.child({ correlation_id: received.event_id, instance_id: received.instance_id, event: received.event });
+      const calls = received.event === 'call' ? await acceptedCalls(pool, received.instance_id, envelope.data) : new Set<string>();
+      const mapped = mapInstanceEvent(envelope, { optOutKeywords: config.instanceEvents.optOutKeywords, optInKeywords: config.instanceEvents.optInKeywords, acceptedCalls: calls });
+
+      if (mapped.connection) await saveConnection(pool, received.instance_id, mapped.connection, received.occurred_at);
+      if (mapped.calls.length > 0) await recordCalls(pool, received.instance_id, mapped.calls);
+      for (const flagged of mapped.flagged) {
+        log.warn({ from: flagged.from, message_text: flagged.text }, 'possible opt-out request in free text; flagged for review (not suppressed)');
+      }
+
+      let index = 0;
+      for (const fact of mapped.facts) {
+        const factRecord: PolicyFactRecord = { ...toFactRecord(optFact(received, fact), received.event_id), event_id: derivedId(received.event_id, index++) };
+        outputs.push(await codec.encode('PolicyInputRecorded', factRecord));
+        log.info({ recipient: fact.recipient, keyword: fact.keyword, kind: fact.kind }, fact.kind === 'suppress' ? 'recipient opted out' : 'recipient opted back in');
+      }
+      const timestamp = new Date(received.occurred_at).toISOString();
+      for (const gatewayEvent of mapped.events) {
+        let fields = gatewayEvent.fields;
+        if (gatewayEvent.event === 'message.failed' && typeof fields.external_message_id === 'string') {
+          const sent = await sentMessage(pool, received.instance_id, fields.external_message_id);
+          if (sent) fields = { ...fields, message_purpose: sent.message_purpose, message_id: sent.message_id };
+        }
+        const body = { event: gatewayEvent.event, instance_id: received.instance_id, instance_name: received.instance_name, timestamp, ...fields };
+        const emitted: GatewayEventEmitted = {
+          event_id: derivedId(received.event_id, index++),
+          correlation_id: received.event_id,
+          occurred_at: received.occurred_at,
+          customer_id: received.customer_id,
+          instance_id: received.instance_id,
+          event: gatewayEvent.event,
+          payload: JSON.stringify(body),
+        };
+        outputs.push(await codec.encode('GatewayEventEmitted', emitted));
+      }
+      metrics.eventsProcessed.inc({ group, topic: record.topic, outcome: mapped.events.length > 0 ? 'mapped' : 'ignored' });
+    }
+    return outputs;
+  };
+}

@@ -1,0 +1,192 @@
+import { normalizePhone } from '@gw/contract';
+
+/** A gateway event of the customer webhook contract (spec 6.3): its name and extra fields. */
+export interface GatewayEvent {
+  event: string;
+  fields: Record<string, string | boolean>;
+}
+
+export interface OptFact {
+  kind: 'suppress' | 'unsuppress';
+  recipient: string;
+  keyword: string;
+}
+
+export interface Mapped {
+  events: GatewayEvent[];
+  facts: OptFact[];
+  /** The connection projection's new values, when the event reports them. */
+  connection?: { state: string | null; qrAvailable: boolean };
+  /** Calls seen, for the accepted-call projection. */
+  calls: Array<{ id: string; status: string }>;
+  /** Free-text opt-out requests, logged for review. */
+  flagged: Array<{ from: string; text: string }>;
+}
+
+export interface MapContext {
+  optOutKeywords: string[];
+  optInKeywords: string[];
+  /** Ids of the calls known to have been accepted (a terminate of one is not missed). */
+  acceptedCalls: ReadonlySet<string>;
+}
+
+type Json = Record<string, unknown>;
+
+const asObject = (value: unknown): Json => (typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Json) : {});
+const asList = (value: unknown): Json[] => (Array.isArray(value) ? value.map(asObject) : value === undefined || value === null ? [] : [asObject(value)]);
+const str = (value: unknown): string | undefined => (typeof value === 'string' && value !== '' ? value : undefined);
+
+/** The E.164 phone of a WhatsApp user jid (5511988887777@s.whatsapp.net, with or without a :device). */
+export function phoneFromJid(jid: string | undefined): string | undefined {
+  if (!jid) return undefined;
+  const local = jid.split('@')[0]!.split(':')[0]!;
+  if (!/^\+?\d{6,15}$/.test(local)) return jid;
+  const digits = local.replace(/^\+/, '');
+  return normalizePhone(`+${digits}`) ?? `+${digits}`;
+}
+
+const isGroupJid = (jid: string | undefined) => Boolean(jid?.endsWith('@g.us'));
+
+/** Case-insensitive, surrounding spaces and punctuation ignored, inner spaces collapsed. */
+function normalizeKeyword(text: string): string {
+  return text
+    .normalize('NFKC')
+    .replace(/^[\s\p{P}\p{S}]+|[\s\p{P}\p{S}]+$/gu, '')
+    .replace(/\s+/g, ' ')
+    .toUpperCase();
+}
+
+/** The keyword of the list that the whole text is, or null. */
+export function matchKeyword(text: string, keywords: string[]): string | null {
+  const normalized = normalizeKeyword(text);
+  if (normalized === '') return null;
+  for (const keyword of keywords) {
+    if (normalizeKeyword(keyword) === normalized) return normalizeKeyword(keyword);
+  }
+  return null;
+}
+
+const FREE_TEXT_OPT_OUT = /\b(stop|unsubscribe|opt[\s-]?out|remove me|no more (messages|texts))\b/i;
+
+function messageText(message: Json): string {
+  const extended = asObject(message.extendedTextMessage);
+  const image = asObject(message.imageMessage);
+  const video = asObject(message.videoMessage);
+  return str(message.conversation) ?? str(extended.text) ?? str(image.caption) ?? str(video.caption) ?? '';
+}
+
+const ACK_STATUS: Record<string, { status: string; event?: string }> = {
+  SERVER_ACK: { status: 'sent' },
+  DELIVERY_ACK: { status: 'delivered', event: 'message.delivered' },
+  READ: { status: 'read', event: 'message.read' },
+  PLAYED: { status: 'played', event: 'message.read' },
+  ERROR: { status: 'failed', event: 'message.failed' },
+};
+
+const compact = (fields: Record<string, string | boolean | undefined>): Record<string, string | boolean> =>
+  Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined)) as Record<string, string | boolean>;
+
+/**
+ * Maps one Evolution API v2 webhook envelope to the gateway's events (spec 6.3), the opt-out facts
+ * it carries and the projection changes it implies. Pure: the same envelope and context always
+ * give the same result, so a replay emits the same events.
+ */
+export function mapInstanceEvent(envelope: Json, ctx: MapContext): Mapped {
+  const out: Mapped = { events: [], facts: [], calls: [], flagged: [] };
+  const emit = (event: string, fields: Record<string, string | boolean | undefined> = {}) => out.events.push({ event, fields: compact(fields) });
+  const event = String(envelope.event ?? '').toLowerCase().replace(/_/g, '.');
+  const data = envelope.data;
+
+  switch (event) {
+    case 'messages.upsert': {
+      for (const item of asList(data)) {
+        const key = asObject(item.key);
+        if (key.fromMe === true) continue;
+        const remoteJid = str(key.remoteJid);
+        const text = messageText(asObject(item.message));
+        const externalId = str(key.id);
+        if (isGroupJid(remoteJid)) {
+          emit('group.message_received', { group_id: remoteJid, from: phoneFromJid(str(key.participant)), message_text: text, external_message_id: externalId });
+          continue;
+        }
+        const from = phoneFromJid(remoteJid);
+        if (!from || remoteJid?.endsWith('@broadcast')) continue;
+        emit('message.received', { from, message_text: text, message_type: str(item.messageType), external_message_id: externalId });
+        const optOut = matchKeyword(text, ctx.optOutKeywords);
+        const optIn = optOut ? null : matchKeyword(text, ctx.optInKeywords);
+        if (optOut) {
+          out.facts.push({ kind: 'suppress', recipient: from, keyword: optOut });
+          emit('recipient.opted_out', { from, reason: `keyword:${optOut}`, message_text: text });
+        } else if (optIn) {
+          out.facts.push({ kind: 'unsuppress', recipient: from, keyword: optIn });
+        } else if (FREE_TEXT_OPT_OUT.test(text)) {
+          out.flagged.push({ from, text });
+        }
+      }
+      break;
+    }
+    case 'messages.update': {
+      for (const item of asList(data)) {
+        const rawStatus = String(item.status ?? '').toUpperCase();
+        const ack = ACK_STATUS[rawStatus];
+        const remoteJid = str(item.remoteJid) ?? str(asObject(item.key).remoteJid);
+        const fields = { from: phoneFromJid(remoteJid), external_message_id: str(item.keyId) ?? str(asObject(item.key).id), status: ack?.status ?? (rawStatus.toLowerCase() || undefined) };
+        if (ack?.event === 'message.failed') {
+          emit('message.failed', { to: fields.from ?? '', message_purpose: '', error: 'delivery_failed', external_message_id: fields.external_message_id });
+        } else if (ack?.event) {
+          emit(ack.event, fields);
+        }
+        emit('message.status_updated', fields);
+      }
+      break;
+    }
+    case 'connection.update': {
+      const state = str(asObject(data).state);
+      if (!state) break;
+      if (state === 'open') emit('instance.connected', { connection_state: state });
+      if (state === 'close') emit('instance.disconnected', { connection_state: state });
+      emit('instance.connection_updated', { connection_state: state });
+      out.connection = { state, qrAvailable: false };
+      break;
+    }
+    case 'qrcode.updated': {
+      emit('instance.qr_updated', { qr_available: true });
+      out.connection = { state: null, qrAvailable: true };
+      break;
+    }
+    case 'call': {
+      for (const call of asList(data)) {
+        const id = str(call.id);
+        const status = str(call.status);
+        if (!id || !status) continue;
+        out.calls.push({ id, status });
+        const fields = { from: phoneFromJid(str(call.from) ?? str(call.chatId)), call_status: status };
+        if (status === 'offer') emit('call.received', fields);
+        else if (status === 'timeout' || status === 'reject') emit('call.missed', fields);
+        else if (status === 'terminate' && !ctx.acceptedCalls.has(id)) emit('call.missed', fields);
+      }
+      break;
+    }
+    case 'groups.update':
+    case 'group.update': {
+      for (const group of asList(data)) if (str(group.id)) emit('group.updated', { group_id: str(group.id) });
+      break;
+    }
+    case 'group-participants.update':
+    case 'group.participants.update': {
+      for (const group of asList(data)) if (str(group.id)) emit('group.updated', { group_id: str(group.id) });
+      break;
+    }
+    case 'chats.upsert':
+    case 'chats.update': {
+      for (const chat of asList(data)) {
+        const id = str(chat.remoteJid) ?? str(chat.id);
+        if (id) emit('conversation.updated', { conversation_id: id });
+      }
+      break;
+    }
+    default:
+      break;
+  }
+  return out;
+}

@@ -1,0 +1,15 @@
+import type { Runtime } from '@gw/runtime';
+import { handleInstanceEvents } from './handler.ts';
+
+/** Starts the instance-events consumer: instance-events in; gateway-events and opt-out facts out. */
+export async function startInstanceEventsService(runtime: Runtime): Promise<void> {
+  const consumer = await runtime.kafka.transform({
+    groupId: runtime.topics.group('instance-events'),
+    topics: [runtime.topics.name('instanceEvents')],
+    instanceId: runtime.config.consumerInstanceId,
+    transactionalIdPrefix: runtime.topics.group('instance-events-tx'),
+    transform: handleInstanceEvents(runtime),
+  });
+  runtime.consumers.push(consumer);
+  runtime.watchLag(consumer.groupId, [runtime.topics.name('instanceEvents')]);
+}

@@ -1,0 +1,167 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import pg from 'pg';
+import { demoAccount, type DemoAccount } from '../support/accounts.ts';
+import { followGatewayEvents, type EmittedGatewayEvent } from '../support/gateway-events.ts';
+import { send } from '../support/http.ts';
+import { startStack, type Stack } from '../support/stack.ts';
+import { until } from '../support/suite.ts';
+
+let stack: Stack;
+let db: pg.Client;
+let follower: Awaited<ReturnType<typeof followGatewayEvents>>;
+
+beforeAll(async () => {
+  stack = await startStack(['api', 'policy', 'delivery', 'instance-events']);
+  db = new pg.Client({ connectionString: stack.isolation.databaseUrl });
+  await db.connect();
+  follower = await followGatewayEvents(stack.env);
+}, 180_000);
+
+afterAll(async () => {
+  await follower?.close();
+  await db?.end();
+  await stack?.stop();
+});
+
+let phoneCounter = 0;
+const freshPhone = () => `+1415555${String(3000 + (phoneCounter++ % 7000)).padStart(4, '0')}`;
+
+async function managerInstance(account: DemoAccount): Promise<string> {
+  const { rows } = await db.query<{ manager_instance: string }>('SELECT manager_instance FROM instances WHERE id = $1', [account.instance_id]);
+  return rows[0]!.manager_instance;
+}
+
+const eventsOf = (account: DemoAccount) => follower.events.filter((e) => e.instance_id === account.instance_id);
+
+async function waitEvent(account: DemoAccount, match: (e: EmittedGatewayEvent) => boolean, what: string, timeoutMs = 15_000): Promise<EmittedGatewayEvent> {
+  let found: EmittedGatewayEvent | undefined;
+  await until(async () => Boolean((found = eventsOf(account).find(match))), timeoutMs, what);
+  return found!;
+}
+
+async function sim(method: string, path: string, body?: unknown) {
+  const result = await stack.simulator.call(method, path, body === undefined ? {} : { body });
+  expect(result.status, JSON.stringify(result.body)).toBeLessThan(300);
+  return result.body;
+}
+
+function sendTo(account: DemoAccount, phone: string) {
+  return send(stack.apiUrl, account.api_key, { instance_id: account.instance_id, phone, message: `Your order ${phoneCounter} has shipped.`, message_purpose: 'transactional' });
+}
+
+describe('instance events in', () => {
+  it('authenticates the manager per instance: a wrong token is 401, bad JSON 400, a duplicate is recorded once', async () => {
+    const account = await demoAccount(stack);
+    const wrong = await fetch(`${stack.apiUrl}/integrations/instances/${account.instance_id}/events/not-the-token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"event":"call"}' });
+    expect(wrong.status).toBe(401);
+    const unknown = await fetch(`${stack.apiUrl}/integrations/instances/ins_nope/events/whatever`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"event":"call"}' });
+    expect(unknown.status).toBe(401);
+    expect(((await unknown.json()) as { success: boolean }).success).toBe(false);
+
+    // The real URL, as the manager holds it.
+    const hook = (await sim('GET', `/webhook/find/${await managerInstance(account)}`)) as { url: string };
+    expect(hook.url).toMatch(new RegExp(`/integrations/instances/${account.instance_id}/events/[A-Za-z0-9_-]{43}$`));
+    const { rows } = await db.query('SELECT webhook_token_hash FROM instances WHERE id = $1', [account.instance_id]);
+    expect(rows[0].webhook_token_hash).toBeInstanceOf(Buffer);
+    const bad = await fetch(hook.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{not json' });
+    expect(bad.status).toBe(400);
+    expect(((await bad.json()) as { error: string }).error).toBe('invalid_json');
+
+    const envelope = JSON.stringify({ event: 'chats.update', instance: 'x', data: [{ remoteJid: '14155550999@s.whatsapp.net' }], date_time: new Date().toISOString(), apikey: 'secret' });
+    const first = await fetch(hook.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: envelope });
+    expect(await first.json()).toEqual({ success: true, status: 'accepted' });
+    const again = await fetch(hook.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: envelope });
+    expect(await again.json()).toEqual({ success: true, status: 'duplicate' });
+    await waitEvent(account, (e) => e.event === 'conversation.updated' && e.body.conversation_id === '14155550999@s.whatsapp.net', 'conversation.updated');
+  });
+
+  it('pairing emits instance.qr_updated then instance.connected, and the projection follows', async () => {
+    const account = await demoAccount(stack);
+    const manager = await managerInstance(account);
+    // The demo pairs at once; it reported its connection.
+    await waitEvent(account, (e) => e.event === 'instance.connected', 'the demo pairing');
+    await sim('POST', `/sim/instances/${manager}/disconnect`, {});
+    await waitEvent(account, (e) => e.event === 'instance.disconnected', 'instance.disconnected');
+    const mark = eventsOf(account).length;
+    await sim('GET', `/instance/connect/${manager}`);
+    await sim('POST', `/sim/instances/${manager}/pair`, {});
+    await until(async () => eventsOf(account).slice(mark).some((e) => e.event === 'instance.connected'), 15_000, 'instance.connected after pairing');
+    const names = eventsOf(account).slice(mark).map((e) => e.event);
+    expect(names.indexOf('instance.qr_updated')).toBeGreaterThanOrEqual(0);
+    expect(names.indexOf('instance.qr_updated')).toBeLessThan(names.indexOf('instance.connected'));
+    const qr = eventsOf(account).slice(mark).find((e) => e.event === 'instance.qr_updated')!;
+    expect(qr.body).toEqual({ event: 'instance.qr_updated', instance_id: account.instance_id, instance_name: account.instance_name, timestamp: expect.any(String), qr_available: true });
+    expect(new Date(qr.body.timestamp as string).toISOString()).toBe(qr.body.timestamp);
+    const connected = eventsOf(account).slice(mark).find((e) => e.event === 'instance.connected')!;
+    expect(connected.body).toMatchObject({ instance_id: account.instance_id, instance_name: account.instance_name, connection_state: 'open' });
+    expect(names).toContain('instance.connection_updated');
+    await until(async () => {
+      const row = await db.query('SELECT connection_state, qr_available FROM instance_connections WHERE instance_id = $1', [account.instance_id]);
+      return row.rows[0]?.connection_state === 'open' && row.rows[0]?.qr_available === false;
+    }, 10_000, 'the connection projection to be open');
+  });
+
+  it('a send produces message.delivered then message.read', async () => {
+    const account = await demoAccount(stack);
+    const phone = freshPhone();
+    const sent = await sendTo(account, phone);
+    expect(sent.status, JSON.stringify(sent.body)).toBe(200);
+    await waitEvent(account, (e) => e.event === 'message.read' && e.body.from === phone, 'message.read');
+    const lifecycle = eventsOf(account).filter((e) => e.body.from === phone && ['message.delivered', 'message.read'].includes(e.event));
+    expect(lifecycle.map((e) => e.event)).toEqual(['message.delivered', 'message.read']);
+    expect(lifecycle[0]!.body).toMatchObject({ status: 'delivered', external_message_id: expect.any(String) });
+    expect(lifecycle[1]!.body.external_message_id).toBe(lifecycle[0]!.body.external_message_id);
+    const statuses = eventsOf(account).filter((e) => e.body.from === phone && e.event === 'message.status_updated').map((e) => e.body.status);
+    expect(statuses).toEqual(['sent', 'delivered', 'read']);
+  });
+
+  it('an inbound STOP suppresses the recipient (403 recipient_suppressed); START lifts it', async () => {
+    const account = await demoAccount(stack);
+    const manager = await managerInstance(account);
+    const phone = freshPhone();
+    expect((await sendTo(account, phone)).status).toBe(200);
+
+    await sim('POST', `/sim/instances/${manager}/inbound`, { from: phone, text: '  Stop! ' });
+    const optedOut = await waitEvent(account, (e) => e.event === 'recipient.opted_out' && e.body.from === phone, 'recipient.opted_out');
+    expect(optedOut.body).toMatchObject({ from: phone, reason: 'keyword:STOP', message_text: '  Stop! ' });
+    await waitEvent(account, (e) => e.event === 'message.received' && e.body.from === phone, 'message.received');
+    const refused = await sendTo(account, phone);
+    expect(refused.status, JSON.stringify(refused.body)).toBe(403);
+    expect(refused.body.error).toBe('recipient_suppressed');
+
+    await sim('POST', `/sim/instances/${manager}/inbound`, { from: phone, text: 'START' });
+    await waitEvent(account, (e) => e.event === 'message.received' && e.body.from === phone && e.body.message_text === 'START', 'START received');
+    const again = await sendTo(account, phone);
+    expect(again.status, JSON.stringify(again.body)).toBe(200);
+
+    // Free text is flagged for review, not suppressed.
+    await sim('POST', `/sim/instances/${manager}/inbound`, { from: phone, text: 'please stop messaging me' });
+    await waitEvent(account, (e) => e.event === 'message.received' && e.body.message_text === 'please stop messaging me', 'free text received');
+    expect((await sendTo(account, phone)).status).toBe(200);
+  });
+
+  it('a missed call maps to call.missed', async () => {
+    const account = await demoAccount(stack);
+    await sim('POST', `/sim/instances/${await managerInstance(account)}/call`, { from: '5511966665555', missed: true, ring_ms: 50 });
+    const missed = await waitEvent(account, (e) => e.event === 'call.missed', 'call.missed');
+    expect(missed.body).toMatchObject({ from: '+5511966665555', instance_id: account.instance_id });
+    const names = eventsOf(account).map((e) => e.event).filter((n) => n.startsWith('call.'));
+    expect(names).toEqual(['call.received', 'call.missed']);
+  });
+
+  it('an answered call is not missed', async () => {
+    const account = await demoAccount(stack);
+    await sim('POST', `/sim/instances/${await managerInstance(account)}/call`, { from: '5511966665556', missed: false, outcome: 'accept', ring_ms: 50, talk_ms: 50 });
+    await waitEvent(account, (e) => e.event === 'call.received', 'call.received');
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(eventsOf(account).some((e) => e.event === 'call.missed')).toBe(false);
+  });
+
+  it('a group message maps to group.message_received with group_id and from', async () => {
+    const account = await demoAccount(stack);
+    await sim('POST', `/sim/instances/${await managerInstance(account)}/group-message`, { group_id: '120363025246125486', participant: '5511977776666', text: 'hi all' });
+    const received = await waitEvent(account, (e) => e.event === 'group.message_received', 'group.message_received');
+    expect(received.body).toMatchObject({ group_id: '120363025246125486@g.us', from: '+5511977776666', message_text: 'hi all', external_message_id: expect.any(String) });
+    expect(eventsOf(account).some((e) => e.event === 'message.received')).toBe(false);
+  });
+});

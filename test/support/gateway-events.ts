@@ -1,0 +1,34 @@
+import { loadConfig } from '@gw/config';
+import { EventCodec, Topics } from '@gw/events';
+import { KafkaClient } from '@gw/kafka';
+import { createLogger } from '@gw/observability';
+
+export interface EmittedGatewayEvent {
+  event: string;
+  instance_id: string;
+  body: Record<string, unknown>;
+}
+
+/** Follows the gateway-events topic (committed records only) from the beginning, collecting as it goes. */
+export async function followGatewayEvents(env: Record<string, string>): Promise<{ events: EmittedGatewayEvent[]; close(): Promise<void> }> {
+  const config = loadConfig(env);
+  const topics = new Topics(config.topicPrefix, config.topicPartitions);
+  const kafka = new KafkaClient({ brokers: config.kafkaBrokers, clientId: 'test-gateway-events', logger: createLogger('test-gateway-events', 'error') });
+  await kafka.ensureTopics(topics.specs());
+  const codec = new EventCodec(config.schemaRegistryUrl, topics);
+  await codec.init(['GatewayEventEmitted']);
+  const events: EmittedGatewayEvent[] = [];
+  const consumer = await kafka.listen({
+    groupId: `${config.topicPrefix}test-gateway-events-${Date.now()}`,
+    topics: [topics.name('gatewayEvents')],
+    fromBeginning: true,
+    onRecord: async (record) => {
+      const decoded = await codec.decode(record);
+      if (decoded?.type === 'GatewayEventEmitted') {
+        events.push({ event: decoded.payload.event, instance_id: decoded.payload.instance_id, body: JSON.parse(decoded.payload.payload) as Record<string, unknown> });
+      }
+    },
+  });
+  await consumer.ready;
+  return { events, close: () => kafka.close() };
+}
