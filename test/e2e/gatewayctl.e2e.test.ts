@@ -81,6 +81,24 @@ describe('gatewayctl', () => {
     expect((await post(rotated.pbx_secret)).status).toBe(401);
   });
 
+  it('drives the simulator (sim pair|disconnect|inbound|call) and reports instance status', async () => {
+    const env = { ...stack.env, PUBLIC_BASE_URL: stack.apiUrl };
+    const demo = JSON.parse((await gatewayctl(env, 'demo', '--json')).stdout);
+    const status = async () => JSON.parse((await gatewayctl(env, 'instance', 'status', '--instance', demo.instance_name, '--json')).stdout);
+    expect(await status()).toMatchObject({ instance_id: demo.instance_id, manager_state: 'open' });
+    expect((await gatewayctl(env, 'sim', 'disconnect', '--instance', demo.instance_id, '--json')).code).toBe(0);
+    expect((await status()).manager_state).toBe('close');
+    expect((await gatewayctl(env, 'sim', 'pair', '--instance', demo.instance_id, '--json')).code).toBe(0);
+    expect((await status()).manager_state).toBe('open');
+    const inbound = await gatewayctl(env, 'sim', 'inbound', '--instance', demo.instance_id, '--from', '+14155550142', '--text', 'Is my order ready?', '--json');
+    expect(inbound.code, inbound.stdout).toBe(0);
+    const call = await gatewayctl(env, 'sim', 'call', '--instance', demo.instance_id, '--from', '+14155550142', '--missed', '--json');
+    expect(call.code, call.stdout).toBe(0);
+    const refused = await gatewayctl(env, 'sim', 'inbound', '--instance', 'no-such-instance', '--from', '+1415', '--text', 'x', '--json');
+    expect(refused.code).toBe(1);
+    expect(JSON.parse(refused.stdout)).toEqual({ error: 'No instance no-such-instance.' });
+  });
+
   it('reports operator mistakes in one clear line with a non-zero exit', async () => {
     const result = await gatewayctl(stack.env, 'api-key', 'create', '--customer', 'cus_nope', '--json');
     expect(result.code).toBe(1);

@@ -10,6 +10,7 @@ import { createInstance } from './accounts/instances.ts';
 import { setInstanceWebhook } from './accounts/instance-webhook.ts';
 import { registerComplianceCommands } from './compliance/index.ts';
 import { print } from './output.ts';
+import { instanceStatus, simulate } from './accounts/simulator.ts';
 import { createPbx, disablePbx, rotatePbxSecret, setPbxTemplate } from './pbx/commands.ts';
 import { allowPurposes, listSuppressions, pauseInstance, resumeInstance, setLimits, setPlan, suppress, toggleModules, unsuppress } from './policy/commands.ts';
 import { FactLog } from './policy/fact-log.ts';
@@ -166,6 +167,35 @@ instance
   .requiredOption('--reason <text>', 'the outcome of the review')
   .option('--by <operator>', 'who')
   .action(action(async (opts: { instance: string; reason: string; by?: string }) => resumeInstance(db(), facts, { instanceId: opts.instance, reason: opts.reason, by: opts.by })));
+
+instance
+  .command('status')
+  .requiredOption('--instance <id>', 'instance id or name')
+  .action(action(async (opts: { instance: string }) => instanceStatus(db(), box(), opts.instance)));
+
+const sim = program.command('sim').description('drive the bundled instance simulator as the other side would');
+sim
+  .command('pair')
+  .requiredOption('--instance <id>', 'instance id or name')
+  .action(action(async (opts: { instance: string }) => simulate(db(), box(), config.simulator.globalApiKey, opts.instance, 'pair')));
+sim
+  .command('disconnect')
+  .requiredOption('--instance <id>', 'instance id or name')
+  .action(action(async (opts: { instance: string }) => simulate(db(), box(), config.simulator.globalApiKey, opts.instance, 'disconnect')));
+sim
+  .command('inbound')
+  .requiredOption('--instance <id>', 'instance id or name')
+  .requiredOption('--from <phone>', 'the sender, international format')
+  .requiredOption('--text <text>', 'the message text')
+  .action(action(async (opts: { instance: string; from: string; text: string }) =>
+    simulate(db(), box(), config.simulator.globalApiKey, opts.instance, 'inbound', { from: opts.from, text: opts.text })));
+sim
+  .command('call')
+  .requiredOption('--instance <id>', 'instance id or name')
+  .requiredOption('--from <phone>', 'the caller, international format')
+  .option('--missed', 'nobody answers')
+  .action(action(async (opts: { instance: string; from: string; missed?: boolean }) =>
+    simulate(db(), box(), config.simulator.globalApiKey, opts.instance, 'call', { from: opts.from, missed: Boolean(opts.missed) })));
 
 const apiKey = program.command('api-key').description('customer API keys (shown once)');
 apiKey
