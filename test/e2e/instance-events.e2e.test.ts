@@ -115,6 +115,20 @@ describe('instance events in', () => {
     expect(statuses).toEqual(['sent', 'delivered', 'read']);
   });
 
+  it('our own outcomes become message.sent, and an unknown number message.failed with a 502', async () => {
+    const account = await demoAccount(stack);
+    const phone = freshPhone();
+    const sent = await sendTo(account, phone);
+    expect(sent.status, JSON.stringify(sent.body)).toBe(200);
+    const event = await waitEvent(account, (e) => e.event === 'message.sent' && e.body.message_id === sent.body.message_id, 'message.sent');
+    expect(event.body).toMatchObject({ event: 'message.sent', instance_id: account.instance_id, to: phone, message_purpose: 'transactional' });
+
+    const failed = await sendTo(account, '+1 999 555 0177');
+    expect(failed.status).toBe(502);
+    const failure = await waitEvent(account, (e) => e.event === 'message.failed' && e.body.to === '+19995550177', 'message.failed');
+    expect(failure.body).toMatchObject({ message_purpose: 'transactional', error: 'unknown_number' });
+  });
+
   it('an inbound STOP suppresses the recipient (403 recipient_suppressed); START lifts it', async () => {
     const account = await demoAccount(stack);
     const manager = await managerInstance(account);

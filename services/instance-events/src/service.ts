@@ -1,5 +1,6 @@
 import type { Runtime } from '@gw/runtime';
 import { handleInstanceEvents } from './handler.ts';
+import { mapDeliveryOutcomes } from './delivery-outcomes.ts';
 
 /** Starts the instance-events consumer: instance-events in; gateway-events and opt-out facts out. */
 export async function startInstanceEventsService(runtime: Runtime): Promise<void> {
@@ -12,4 +13,14 @@ export async function startInstanceEventsService(runtime: Runtime): Promise<void
   });
   runtime.consumers.push(consumer);
   runtime.watchLag(consumer.groupId, [runtime.topics.name('instanceEvents')]);
+
+  const outcomes = await runtime.kafka.transform({
+    groupId: runtime.topics.group('delivery-outcome-events'),
+    topics: [runtime.topics.name('deliveryEvents')],
+    instanceId: runtime.config.consumerInstanceId,
+    transactionalIdPrefix: runtime.topics.group('delivery-outcome-events-tx'),
+    transform: mapDeliveryOutcomes(runtime),
+  });
+  runtime.consumers.push(outcomes);
+  runtime.watchLag(outcomes.groupId, [runtime.topics.name('deliveryEvents')]);
 }

@@ -1,0 +1,63 @@
+import { createHash } from 'node:crypto';
+import type { GatewayEventEmitted } from '@gw/events';
+import type { OutgoingRecord, TransformBatch } from '@gw/kafka';
+import type { Runtime } from '@gw/runtime';
+
+/** The recipient and purpose of a message, from the policy log. */
+async function sentTo(runtime: Runtime, messageIds: string[]): Promise<Map<string, { to: string; purpose: string; instanceName: string }>> {
+  if (messageIds.length === 0) return new Map();
+  const result = await runtime.pool.query<{ message_id: string; recipient: string; message_purpose: string; name: string }>(
+    `SELECT p.message_id, p.recipient, p.message_purpose, i.name
+       FROM policy_log p JOIN instances i ON i.id = p.instance_id
+      WHERE p.message_id = ANY($1::text[])`,
+    [messageIds],
+  );
+  return new Map(result.rows.map((r) => [r.message_id, { to: r.recipient, purpose: r.message_purpose, instanceName: r.name }]));
+}
+
+const derivedId = (sourceEventId: string) => {
+  const hex = createHash('sha256').update(`${sourceEventId}:gateway-event`).digest('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-5${hex.slice(13, 16)}-8${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+};
+
+/**
+ * Our own send outcomes as customer events: MessageDispatched is message.sent (the manager
+ * accepted it) and DeliveryFailed is message.failed (definitively not sent). Ids derive from the
+ * source event, so a redelivered batch yields the same records.
+ */
+export function mapDeliveryOutcomes(runtime: Runtime): TransformBatch {
+  const { codec, logger } = runtime;
+  return async (records) => {
+    const outcomes = [];
+    for (const record of records) {
+      try {
+        const event = await codec.decode(record);
+        if (event?.type === 'MessageDispatched' || event?.type === 'DeliveryFailed') outcomes.push(event);
+      } catch (error) {
+        logger.error({ topic: record.topic, offset: record.offset, error: String(error) }, 'undecodable record skipped');
+      }
+    }
+    const messages = await sentTo(runtime, outcomes.map((o) => o.payload.message_id));
+    const outputs: OutgoingRecord[] = [];
+    for (const outcome of outcomes) {
+      const message = messages.get(outcome.payload.message_id);
+      if (!message) continue;
+      const common = { instance_id: outcome.payload.instance_id, instance_name: message.instanceName, timestamp: new Date(outcome.payload.occurred_at).toISOString() };
+      const body =
+        outcome.type === 'MessageDispatched'
+          ? { event: 'message.sent', ...common, to: message.to, message_purpose: message.purpose, message_id: outcome.payload.message_id }
+          : { event: 'message.failed', ...common, to: message.to, message_purpose: message.purpose, error: outcome.payload.reason };
+      const emitted: GatewayEventEmitted = {
+        event_id: derivedId(outcome.payload.event_id),
+        correlation_id: outcome.payload.correlation_id,
+        occurred_at: outcome.payload.occurred_at,
+        customer_id: outcome.payload.customer_id,
+        instance_id: outcome.payload.instance_id,
+        event: body.event,
+        payload: JSON.stringify(body),
+      };
+      outputs.push(await codec.encode('GatewayEventEmitted', emitted));
+    }
+    return outputs;
+  };
+}
