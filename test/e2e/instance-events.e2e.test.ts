@@ -11,7 +11,7 @@ let db: pg.Client;
 let follower: Awaited<ReturnType<typeof followGatewayEvents>>;
 
 beforeAll(async () => {
-  stack = await startStack(['api', 'policy', 'delivery', 'instance-events']);
+  stack = await startStack(['api', 'policy', 'delivery', 'instance-events'], { ACK_DEADLINE_MS: '3000', DELIVERY_SEND_TIMEOUT_MS: '1500' });
   db = new pg.Client({ connectionString: stack.isolation.databaseUrl });
   await db.connect();
   follower = await followGatewayEvents(stack.env);
@@ -127,6 +127,65 @@ describe('instance events in', () => {
     expect(failed.status).toBe(502);
     const failure = await waitEvent(account, (e) => e.event === 'message.failed' && e.body.to === '+19995550177', 'message.failed');
     expect(failure.body).toMatchObject({ message_purpose: 'transactional', error: 'unknown_number' });
+  });
+
+  it('a send whose answer is lost is resolved from the manager\'s report: sent once, never resent', async () => {
+    const account = await demoAccount(stack);
+    const manager = await managerInstance(account);
+    await sim('PUT', '/sim/faults', { instance: manager, mode: 'timeout', delay_ms: 4000, count: 1 });
+    const phone = freshPhone();
+    const result = await send(stack.apiUrl, account.api_key, { instance_id: account.instance_id, phone, message: 'Your parcel is at the pickup point.', message_purpose: 'transactional' });
+    expect(result.status, JSON.stringify(result.body)).toBe(200);
+    expect(result.body.status).toBe('sent');
+    const ledger: Array<{ id: string; text: string }> = (await stack.simulator.call('GET', `/sim/ledger?instance=${manager}`)).body.messages;
+    const copies = ledger.filter((m) => m.text === 'Your parcel is at the pickup point.');
+    expect(copies).toHaveLength(1);
+    // The resolution is appended just before its transaction commits: read it once committed.
+    await until(async () => (await db.query("SELECT 1 FROM deliveries WHERE message_id = $1 AND state = 'dispatched'", [result.body.message_id])).rowCount === 1, 10_000, 'the reconciled delivery');
+    const row = await db.query('SELECT state, provider_message_id FROM deliveries WHERE message_id = $1', [result.body.message_id]);
+    expect(row.rows[0]).toEqual({ state: 'dispatched', provider_message_id: copies[0]!.id });
+    await waitEvent(account, (e) => e.event === 'message.sent' && e.body.message_id === result.body.message_id, 'message.sent after reconciliation');
+  });
+
+  it('a send with no answer and no report from the manager becomes message.failed (no_ack) after the deadline', async () => {
+    const account = await demoAccount(stack);
+    // A manager that accepts the connection and never answers.
+    const { createServer } = await import('node:net');
+    const silent = createServer(() => undefined);
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const port = (silent.address() as { port: number }).port;
+    try {
+      const { createPool } = await import('@gw/db');
+      const { SecretBox } = await import('@gw/security');
+      const { createInstance } = await import('../../services/gatewayctl/src/accounts/instances.ts');
+      const pool = createPool(stack.isolation.databaseUrl, 1);
+      const lost = await createInstance(pool, new SecretBox(stack.env.GATEWAY_SECRET_KEY!), {
+        customerId: account.customer_id, name: 'silent-manager', managerUrl: `http://127.0.0.1:${port}`, managerApiKey: 'k', managerInstance: 'nowhere', createOnManager: false,
+      });
+      await pool.end();
+      const result = await send(stack.apiUrl, account.api_key, { instance_id: lost.instance_id, phone: freshPhone(), message: 'Your visit is confirmed.', message_purpose: 'transactional' });
+      // Never "failed" while it may have been sent: pending, then message.failed for the customer.
+      expect(result.status, JSON.stringify(result.body)).toBe(200);
+      expect(result.body.status).toBe('pending');
+      const failed = await until(async () => {
+        const rows = await db.query('SELECT state, failure_reason FROM deliveries WHERE message_id = $1', [result.body.message_id]);
+        return rows.rows[0]?.state === 'failed';
+      }, 20_000, 'the no-ack deadline').then(() => true);
+      expect(failed).toBe(true);
+      const event = await new Promise<EmittedGatewayEvent>((resolve, reject) => {
+        const deadline = Date.now() + 15_000;
+        const poll = () => {
+          const found = follower.events.find((e) => e.instance_id === lost.instance_id && e.event === 'message.failed');
+          if (found) return resolve(found);
+          if (Date.now() > deadline) return reject(new Error('no message.failed'));
+          setTimeout(poll, 100);
+        };
+        poll();
+      });
+      expect(event.body).toMatchObject({ error: 'no_ack', message_purpose: 'transactional' });
+    } finally {
+      silent.close();
+    }
   });
 
   it('an inbound STOP suppresses the recipient (403 recipient_suppressed); START lifts it', async () => {

@@ -30,7 +30,16 @@ export interface GatewayConfig {
   policy: { host: string; port: number };
   delivery: { host: string; port: number; sendTimeoutMs: number; breakerResetMs: number; concurrency: number };
   /** Keyword lists are matched against an inbound message's whole text, case-insensitive. */
-  instanceEvents: { host: string; port: number; optOutKeywords: string[]; optInKeywords: string[] };
+  instanceEvents: {
+    host: string;
+    port: number;
+    optOutKeywords: string[];
+    optInKeywords: string[];
+    /** How often sends of unknown outcome are reconciled with what the manager reported. */
+    reconcileEveryMs: number;
+    /** A send of unknown outcome with no matching report from the manager by then is failed (no_ack). */
+    ackDeadlineMs: number;
+  };
   simulator: { url: string; globalApiKey: string };
 }
 
@@ -97,6 +106,8 @@ export function loadConfig(env: Env = process.env): GatewayConfig {
       port: int(env, 'INSTANCE_EVENTS_PORT', 18030),
       optOutKeywords: list(env, 'OPT_OUT_KEYWORDS', ['STOP', 'STOPALL', 'UNSUBSCRIBE', 'CANCEL', 'END', 'QUIT', 'REVOKE', 'OPTOUT', 'OPT OUT']),
       optInKeywords: list(env, 'OPT_IN_KEYWORDS', ['START', 'UNSTOP', 'YES']),
+      reconcileEveryMs: int(env, 'RECONCILE_EVERY_MS', 1_000),
+      ackDeadlineMs: int(env, 'ACK_DEADLINE_MS', 600_000),
     },
     simulator: {
       url: str(env, 'SIMULATOR_URL', `http://127.0.0.1:${int(env, 'SIM_PORT', 18090)}`),

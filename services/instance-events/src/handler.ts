@@ -6,6 +6,7 @@ import { toFactRecord } from '@gw/policy-log';
 import type { Runtime } from '@gw/runtime';
 import { mapInstanceEvent, type Mapped } from './map-event.ts';
 import { acceptedCalls, recordCalls, saveConnection, sentMessage } from './store.ts';
+import { recordManagerSend } from './reconcile.ts';
 
 /** A stable id for the n-th output of a source event: a redelivered batch yields the same ids. */
 function derivedId(sourceEventId: string, index: number): string {
@@ -49,6 +50,7 @@ export function handleInstanceEvents(runtime: Runtime): TransformBatch {
       const calls = received.event === 'call' ? await acceptedCalls(pool, received.instance_id, envelope.data) : new Set<string>();
       const mapped = mapInstanceEvent(envelope, { optOutKeywords: config.instanceEvents.optOutKeywords, optInKeywords: config.instanceEvents.optInKeywords, acceptedCalls: calls });
 
+      if (received.event === 'send.message') await recordManagerSend(pool, received.instance_id, envelope.data);
       if (mapped.connection) await saveConnection(pool, received.instance_id, mapped.connection, received.occurred_at);
       if (mapped.calls.length > 0) await recordCalls(pool, received.instance_id, mapped.calls);
       for (const flagged of mapped.flagged) {

@@ -38,6 +38,10 @@ export function toResponse(progress: SendProgress, ids: { commandId: string; mes
   if (delivery?.type === 'MessageDispatched') {
     return { success: true, status: 'sent', message_id: delivery.payload.message_id, log_id: delivery.payload.log_id };
   }
+  if (delivery?.type === 'DeliveryFailed' && !delivery.payload.definitive) {
+    // Declared failed for lack of an acknowledgement, but the manager may still have sent it.
+    return { success: true, status: 'pending', message_id: delivery.payload.message_id, log_id: delivery.payload.log_id };
+  }
   if (delivery?.type === 'DeliveryFailed') {
     return new ApiError('gateway_send_failed', 'The message passed the responsible-messaging checks but could not be delivered through the instance.', {
       reason: delivery.payload.reason,
