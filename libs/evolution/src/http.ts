@@ -18,7 +18,8 @@ export async function callManager(
   const response = await request(url, {
     method,
     dispatcher: agent,
-    headers: { apikey: apiKey, 'content-type': 'application/json', accept: 'application/json' },
+    // A content type only with a body: servers refuse an empty JSON body (e.g. on DELETE).
+    headers: { apikey: apiKey, accept: 'application/json', ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
     body: body === undefined ? undefined : JSON.stringify(body),
     headersTimeout: timeoutMs,
     bodyTimeout: timeoutMs,

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Pool } from '@gw/db';
-import { callManager } from '@gw/evolution';
+import { setWebhook } from '@gw/evolution';
 import { hashSecret, type SecretBox } from '@gw/security';
 import { CliError } from './customers.ts';
 
@@ -33,13 +33,10 @@ export async function setInstanceWebhook(pool: Pool, box: SecretBox, input: { in
   const token = randomBytes(32).toString('base64url');
   const url = `${input.baseUrl.replace(/\/+$/, '')}/integrations/instances/${encodeURIComponent(instance.id)}/events/${token}`;
   await pool.query('UPDATE instances SET webhook_token_hash = $2 WHERE id = $1', [instance.id, hashSecret(token)]);
-  const { status } = await callManager(
-    'POST',
-    `${instance.manager_url.replace(/\/+$/, '')}/webhook/set/${encodeURIComponent(instance.manager_instance)}`,
-    box.open(instance.manager_api_key_enc),
-    5000,
-    { webhook: { enabled: true, url, byEvents: false, base64: false, events: INSTANCE_WEBHOOK_EVENTS } },
-  );
-  if (status !== 200 && status !== 201) throw new CliError(`The manager refused the webhook for ${instance.manager_instance} (HTTP ${status}).`);
+  try {
+    await setWebhook(instance.manager_url, box.open(instance.manager_api_key_enc), instance.manager_instance, url, INSTANCE_WEBHOOK_EVENTS);
+  } catch (error) {
+    throw new CliError(`The manager refused the webhook for ${instance.manager_instance}: ${(error as Error).message}.`);
+  }
   return { instance_id: instance.id, manager_instance: instance.manager_instance, webhook_url: url, events: INSTANCE_WEBHOOK_EVENTS };
 }
