@@ -1,8 +1,8 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import { loadConfig, type GatewayConfig } from '@gw/config';
 import { createPool, type Pool } from '@gw/db';
-import { EventCodec, Topics } from '@gw/events';
-import { KafkaClient, KafkaInspector, type RunningConsumer } from '@gw/kafka';
+import { EventCodec, Topics, type TopicName } from '@gw/events';
+import { KafkaClient, KafkaInspector, type RunningConsumer, type TransformBatch } from '@gw/kafka';
 import { createLogger, createMetrics, opsPlugin, type Logger, type ServiceMetrics } from '@gw/observability';
 
 /** What every service process shares: configuration, logs, metrics, Kafka, the registry and Postgres. */
@@ -21,6 +21,11 @@ export interface Runtime {
    * gateway_consumer_lag gauge, polled every LAG_POLL_MS: what SREs watch, measured as Kafka sees it.
    */
   watchLag(groupId: string, topics: string[]): void;
+  /**
+   * Starts a consume-transform-produce stage: group `<prefix><name>`, transactional id
+   * `<prefix><name>-tx-<instance>`, its lag watched, stopped with the runtime.
+   */
+  runStage(stage: { name: string; topic: TopicName; transform: TransformBatch; partitionsConsumedConcurrently?: number }): Promise<RunningConsumer>;
   close(): Promise<void>;
 }
 
@@ -73,6 +78,19 @@ export async function createRuntime(service: string, options: RuntimeOptions = {
     lagTimers.push(timer);
     void poll();
   };
+  const runStage: Runtime['runStage'] = async ({ name, topic, transform, partitionsConsumedConcurrently }) => {
+    const consumer = await kafka.transform({
+      groupId: topics.group(name),
+      topics: [topics.name(topic)],
+      instanceId: config.consumerInstanceId,
+      transactionalIdPrefix: topics.group(`${name}-tx`),
+      transform,
+      partitionsConsumedConcurrently,
+    });
+    consumers.push(consumer);
+    watchLag(consumer.groupId, [topics.name(topic)]);
+    return consumer;
+  };
   let closed = false;
   return {
     service,
@@ -85,6 +103,7 @@ export async function createRuntime(service: string, options: RuntimeOptions = {
     pool,
     consumers,
     watchLag,
+    runStage,
     async close() {
       if (closed) return;
       closed = true;

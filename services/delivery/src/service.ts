@@ -8,15 +8,11 @@ import { InstanceDirectory } from './dispatch/instance-directory.ts';
 export async function startDeliveryService(runtime: Runtime): Promise<{ breakers: ManagerBreakers }> {
   const breakers = new ManagerBreakers({ resetTimeoutMs: runtime.config.delivery.breakerResetMs });
   const directory = new InstanceDirectory(runtime.pool, SecretBox.fromConfig(runtime.config.secretKey));
-  const consumer = await runtime.kafka.transform({
-    groupId: runtime.topics.group('delivery'),
-    topics: [runtime.topics.name('policyDecisions')],
-    instanceId: runtime.config.consumerInstanceId,
-    transactionalIdPrefix: runtime.topics.group('delivery-tx'),
+  await runtime.runStage({
+    name: 'delivery',
+    topic: 'policyDecisions',
     transform: dispatchAccepted({ runtime, directory, breakers }),
     partitionsConsumedConcurrently: runtime.config.topicPartitions,
   });
-  runtime.consumers.push(consumer);
-  runtime.watchLag(consumer.groupId, [runtime.topics.name('policyDecisions')]);
   return { breakers };
 }
