@@ -1,1 +1,1 @@
-export { createRuntime, startOpsServer, onShutdown, type Runtime, type RuntimeOptions } from './runtime.ts';
+export { createRuntime, runService, startOpsServer, onShutdown, type Runtime, type RuntimeOptions } from './runtime.ts';

@@ -149,3 +149,24 @@ export function onShutdown(logger: Logger, stop: () => Promise<void>): void {
   process.on('SIGTERM', () => handler('SIGTERM'));
   process.on('SIGINT', () => handler('SIGINT'));
 }
+
+/**
+ * The whole life of a consumer service process: the runtime, the service's stages, the ops
+ * server on host:port, and a graceful shutdown that also runs the service's own cleanup.
+ */
+export async function runService(
+  service: string,
+  address: (config: Runtime['config']) => { host: string; port: number },
+  start: (runtime: Runtime) => Promise<void | (() => void | Promise<void>)>,
+): Promise<void> {
+  const runtime = await createRuntime(service);
+  const cleanup = await start(runtime);
+  const { host, port } = address(runtime.config);
+  const ops = await startOpsServer(runtime, host, port);
+  runtime.logger.info({ port }, `${service} service started`);
+  onShutdown(runtime.logger, async () => {
+    await ops.close();
+    await runtime.close();
+    await cleanup?.();
+  });
+}
