@@ -36,6 +36,10 @@ status=0
 run_tier int --no-file-parallelism || status=$?
 run_tier e2e --no-file-parallelism || status=$?
 
+# Stop what we started before the summary, so the summary is the run's very last line.
+cleanup
+started_infra=0
+
 # One closing line in the plain form CI reads: "N passed, N failed".
 node -e '
   const fs = require("fs");
