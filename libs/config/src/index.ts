@@ -41,6 +41,29 @@ export interface GatewayConfig {
     ackDeadlineMs: number;
   };
   simulator: { url: string; globalApiKey: string };
+  /** Customer webhooks (docs/webhooks.md): retry schedule, destination rules and concurrency. */
+  webhooks: {
+    host: string;
+    port: number;
+    /** Delay before each attempt, counted from the previous one (the first is normally 0). */
+    retryDelaysMs: number[];
+    /** Each delay is multiplied by a factor in [1 - jitter, 1 + jitter]. */
+    retryJitter: number;
+    /** A 2xx must arrive within this long. */
+    attemptTimeoutMs: number;
+    /** An endpoint whose every attempt failed for this long is disabled. */
+    disableAfterMs: number;
+    /** Ranges opened despite the SSRF block list (empty in production; 127.0.0.0/8 for local runs). */
+    allowCidrs: string[];
+    httpsOnly: boolean;
+    /** Attempts in flight in one process, and per endpoint. */
+    concurrency: number;
+    endpointConcurrency: number;
+    /** How often due deliveries are looked for when nothing woke the worker. */
+    pollMs: number;
+    /** A claimed delivery whose process died is claimed again after this long. */
+    leaseMs: number;
+  };
 }
 
 type Env = Record<string, string | undefined>;
@@ -59,6 +82,22 @@ function list(env: Env, name: string, fallback: string[]): string[] {
   const raw = env[name];
   if (raw === undefined || raw.trim() === '') return fallback;
   return raw.split(',').map((item) => item.trim()).filter((item) => item !== '');
+}
+
+function ratio(env: Env, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value < 0 || value >= 1) throw new Error(`Environment variable ${name} must be a number in [0, 1), got "${raw}"`);
+  return value;
+}
+
+function intList(env: Env, name: string, fallback: number[]): number[] {
+  const values = list(env, name, fallback.map(String)).map(Number);
+  if (values.length === 0 || values.some((v) => !Number.isInteger(v) || v < 0)) {
+    throw new Error(`Environment variable ${name} must be a comma-separated list of non-negative whole numbers, got "${env[name]}"`);
+  }
+  return values;
 }
 
 function str(env: Env, name: string, fallback: string): string {
@@ -108,6 +147,20 @@ export function loadConfig(env: Env = process.env): GatewayConfig {
       optInKeywords: list(env, 'OPT_IN_KEYWORDS', ['START', 'UNSTOP', 'YES']),
       reconcileEveryMs: int(env, 'RECONCILE_EVERY_MS', 1_000),
       ackDeadlineMs: int(env, 'ACK_DEADLINE_MS', 600_000),
+    },
+    webhooks: {
+      host: str(env, 'WEBHOOKS_HOST', '127.0.0.1'),
+      port: int(env, 'WEBHOOKS_PORT', 18040),
+      retryDelaysMs: intList(env, 'WEBHOOK_RETRY_DELAYS_MS', [0, 5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000]),
+      retryJitter: ratio(env, 'WEBHOOK_RETRY_JITTER', 0.1),
+      attemptTimeoutMs: int(env, 'WEBHOOK_TIMEOUT_MS', 15_000),
+      disableAfterMs: int(env, 'WEBHOOK_DISABLE_AFTER_MS', 5 * 24 * 3_600_000),
+      allowCidrs: list(env, 'WEBHOOK_ALLOW_CIDRS', []),
+      httpsOnly: str(env, 'WEBHOOK_HTTPS_ONLY', 'false') === 'true',
+      concurrency: int(env, 'WEBHOOK_CONCURRENCY', 256),
+      endpointConcurrency: int(env, 'WEBHOOK_ENDPOINT_CONCURRENCY', 16),
+      pollMs: int(env, 'WEBHOOK_POLL_MS', 250),
+      leaseMs: int(env, 'WEBHOOK_LEASE_MS', 120_000),
     },
     simulator: {
       url: str(env, 'SIMULATOR_URL', `http://127.0.0.1:${int(env, 'SIM_PORT', 18090)}`),

@@ -53,6 +53,7 @@ export {
   verifySignature,
   generateSigningSecret,
   generateDeliveryId,
+  deliveryIdFor,
   buildWebhookHeaders,
   type SignatureCheck,
   type VerifySignatureInput,

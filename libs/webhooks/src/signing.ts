@@ -1,4 +1,4 @@
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 
 /**
  * Signing of outgoing customer webhooks (spec 6.1, 6.2).
@@ -87,6 +87,14 @@ export function generateSigningSecret(): string {
 /** A new delivery id ("whd_" + 32 hex chars). Create it once per (event, endpoint) and store it. */
 export function generateDeliveryId(): string {
   return DELIVERY_ID_PREFIX + randomBytes(16).toString('hex');
+}
+
+/**
+ * The delivery id of one gateway event to one instance's endpoint: derived, not random, so a
+ * redelivered or replayed event maps to the same delivery (and the same id on the wire).
+ */
+export function deliveryIdFor(eventId: string, instanceId: string): string {
+  return DELIVERY_ID_PREFIX + createHash('sha256').update(`${eventId}\n${instanceId}`, 'utf8').digest('hex').slice(0, 32);
 }
 
 export interface WebhookHeadersInput {

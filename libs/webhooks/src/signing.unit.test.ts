@@ -4,6 +4,7 @@ import { buildWebhookEvent } from './events.ts';
 import {
   WEBHOOK_HEADERS,
   buildWebhookHeaders,
+  deliveryIdFor,
   generateDeliveryId,
   generateSigningSecret,
   sign,
@@ -124,5 +125,15 @@ describe('buildWebhookHeaders', () => {
 
   it('refuses a delivery id that could inject headers', () => {
     expect(() => buildWebhookHeaders({ event: 'e', deliveryId: 'a\r\nX: y', body: '{}', timestampSeconds: 1 })).toThrow(/deliveryId/);
+  });
+});
+
+describe('deliveryIdFor', () => {
+  it('is stable for one event and endpoint, distinct across either, and well-formed', () => {
+    const id = deliveryIdFor('evt-1', 'ins_a');
+    expect(id).toMatch(/^whd_[0-9a-f]{32}$/);
+    expect(deliveryIdFor('evt-1', 'ins_a')).toBe(id);
+    expect(deliveryIdFor('evt-2', 'ins_a')).not.toBe(id);
+    expect(deliveryIdFor('evt-1', 'ins_b')).not.toBe(id);
   });
 });
