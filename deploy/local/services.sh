@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Starts, stops and reports the gateway's own processes for local runs:
-# the instance simulator, the API, the policy consumer and the delivery consumer.
+# the instance simulator, the API, and the policy, delivery, instance-events and webhooks consumers.
 #
 #   services.sh start    start (or reuse) every service and wait until each is ready
 #   services.sh stop     SIGTERM (graceful: in-flight work finishes, offsets commit), then SIGKILL
@@ -12,7 +12,7 @@ REPO_ROOT="$(cd "$SCRIPT_DIR/../.." && pwd)"
 RUN_DIR="${GW_RUN_DIR:-$REPO_ROOT/.run}/services"
 START_TIMEOUT="${SERVICES_START_TIMEOUT:-90}"
 
-export API_PORT="${API_PORT:-18000}" POLICY_PORT="${POLICY_PORT:-18010}" DELIVERY_PORT="${DELIVERY_PORT:-18020}" INSTANCE_EVENTS_PORT="${INSTANCE_EVENTS_PORT:-18030}" SIM_PORT="${SIM_PORT:-18090}"
+export API_PORT="${API_PORT:-18000}" POLICY_PORT="${POLICY_PORT:-18010}" DELIVERY_PORT="${DELIVERY_PORT:-18020}" INSTANCE_EVENTS_PORT="${INSTANCE_EVENTS_PORT:-18030}" WEBHOOKS_PORT="${WEBHOOKS_PORT:-18040}" SIM_PORT="${SIM_PORT:-18090}"
 
 # name | entry point | readiness URL
 SERVICES=(
@@ -20,6 +20,7 @@ SERVICES=(
   "policy|services/policy/src/main.ts|http://127.0.0.1:$POLICY_PORT/readyz"
   "delivery|services/delivery/src/main.ts|http://127.0.0.1:$DELIVERY_PORT/readyz"
   "instance-events|services/instance-events/src/main.ts|http://127.0.0.1:$INSTANCE_EVENTS_PORT/readyz"
+  "webhooks|services/webhooks/src/main.ts|http://127.0.0.1:$WEBHOOKS_PORT/readyz"
   "api|services/api/src/main.ts|http://127.0.0.1:$API_PORT/readyz"
 )
 

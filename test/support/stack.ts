@@ -10,14 +10,15 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const LOG_DIR = `${ROOT}.run/test-logs`;
 
 export type ServiceName = 'api' | 'policy' | 'delivery';
-/** Every service the stack can run; instance-events is started only by the suites that need it. */
-export type StackServiceName = ServiceName | 'instance-events';
+/** Every service the stack can run; instance-events and webhooks are started only by the suites that need them. */
+export type StackServiceName = ServiceName | 'instance-events' | 'webhooks';
 
 const ENTRY: Record<StackServiceName, string> = {
   api: 'services/api/src/main.ts',
   policy: 'services/policy/src/main.ts',
   delivery: 'services/delivery/src/main.ts',
   'instance-events': 'services/instance-events/src/main.ts',
+  webhooks: 'services/webhooks/src/main.ts',
 };
 
 export interface Stack {
@@ -52,13 +53,14 @@ export async function startStack(services: StackServiceName[] = ['api', 'policy'
   mkdirSync(LOG_DIR, { recursive: true });
   const isolation = await isolate();
   const simulator = await startSimulator({ logger: false });
-  const ports: Record<StackServiceName, number> = { api: await freePort(), policy: await freePort(), delivery: await freePort(), 'instance-events': await freePort() };
+  const ports: Record<StackServiceName, number> = { api: await freePort(), policy: await freePort(), delivery: await freePort(), 'instance-events': await freePort(), webhooks: await freePort() };
   const env: Record<string, string> = {
     ...isolation.env,
     API_PORT: String(ports.api),
     POLICY_PORT: String(ports.policy),
     DELIVERY_PORT: String(ports.delivery),
     INSTANCE_EVENTS_PORT: String(ports['instance-events']),
+    WEBHOOKS_PORT: String(ports.webhooks),
     SIMULATOR_URL: simulator.baseUrl,
     SIM_GLOBAL_API_KEY: simulator.globalKey,
     SEND_DEADLINE_MS: '15000',

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll } from 'vitest';
 import pg from 'pg';
-import { startStack, type ServiceName, type Stack } from './stack.ts';
+import { startStack, type StackServiceName, type Stack } from './stack.ts';
 
 export interface StackSuite {
   readonly stack: Stack;
@@ -9,7 +9,7 @@ export interface StackSuite {
 }
 
 /** Starts a stack and a database client for the file's tests, and stops both after them. */
-export function useStack(options: { services?: ServiceName[]; env?: Record<string, string> } = {}): StackSuite {
+export function useStack(options: { services?: StackServiceName[]; env?: Record<string, string> } = {}): StackSuite {
   let stack: Stack | undefined;
   let db: pg.Client | undefined;
   beforeAll(async () => {

@@ -47,7 +47,7 @@ CREATE TABLE webhook_deliveries (
   updated_at        timestamptz NOT NULL DEFAULT now(),
   UNIQUE (event_id, instance_id)
 );
-CREATE INDEX webhook_deliveries_due_idx ON webhook_deliveries (next_attempt_at) WHERE state = 'pending';
+CREATE INDEX webhook_deliveries_due_idx ON webhook_deliveries (instance_id, next_attempt_at) WHERE state = 'pending';
 CREATE INDEX webhook_deliveries_lease_idx ON webhook_deliveries (lease_until) WHERE state = 'in_flight';
 CREATE INDEX webhook_deliveries_instance_idx ON webhook_deliveries (instance_id, created_at DESC);
 

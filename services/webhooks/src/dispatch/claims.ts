@@ -1,0 +1,97 @@
+import type { Pool } from '@gw/db';
+
+/** A delivery this process has claimed (state in_flight until lease_until). */
+export interface ClaimedDelivery {
+  deliveryId: string;
+  instanceId: string;
+  event: string;
+  body: string;
+  /** Attempts ever made, this one included: the X-Chat-Gateway-Attempt header. */
+  attempt: number;
+  /** Position in the current retry round, this one included: what the schedule counts. */
+  roundAttempt: number;
+  destinationUrl: string;
+  signingSecretEnc: string;
+  /** The endpoint's failure streak when claimed: failing endpoints get one attempt at a time. */
+  endpointFailing: boolean;
+}
+
+export interface ClaimInput {
+  now: number;
+  /** Claims in all. */
+  limit: number;
+  /** Claims per endpoint, so one endpoint's backlog cannot take every slot of this process. */
+  perEndpoint: number;
+  leaseMs: number;
+  /** Endpoints whose local lane is full: their due deliveries wait in the table. */
+  skipInstances: string[];
+}
+
+interface ClaimRow {
+  delivery_id: string;
+  instance_id: string;
+  event: string;
+  body: string;
+  attempts: number;
+  round_attempts: number;
+  destination_url: string;
+  signing_secret_enc: string;
+  consecutive_failures: number;
+}
+
+/**
+ * Claims due deliveries of active endpoints: for each endpoint (in random order, so none is
+ * always served last) its oldest due ones, at most perEndpoint. SKIP LOCKED lets several
+ * processes claim side by side; the lease marks the claim until the attempt is recorded.
+ */
+export async function claimDue(pool: Pool, input: ClaimInput): Promise<ClaimedDelivery[]> {
+  if (input.limit <= 0 || input.perEndpoint <= 0) return [];
+  const now = new Date(input.now);
+  const result = await pool.query<ClaimRow>(
+    `WITH due AS (
+       SELECT x.delivery_id
+         FROM (SELECT instance_id FROM webhook_endpoints
+                WHERE status = 'active' AND NOT (instance_id = ANY($3::text[]))
+                ORDER BY random()) e
+        CROSS JOIN LATERAL (
+          SELECT d.delivery_id FROM webhook_deliveries d
+           WHERE d.instance_id = e.instance_id AND d.state = 'pending' AND d.next_attempt_at <= $1
+           ORDER BY d.next_attempt_at
+           LIMIT $4
+           FOR UPDATE SKIP LOCKED
+        ) x
+        LIMIT $2
+     )
+     UPDATE webhook_deliveries d
+        SET state = 'in_flight', lease_until = $5, attempts = d.attempts + 1, round_attempts = d.round_attempts + 1, updated_at = $1
+       FROM due, webhook_endpoints e
+      WHERE d.delivery_id = due.delivery_id AND e.instance_id = d.instance_id
+      RETURNING d.delivery_id, d.instance_id, d.event, d.body, d.attempts, d.round_attempts,
+                e.destination_url, e.signing_secret_enc, e.consecutive_failures`,
+    [now, input.limit, input.skipInstances, input.perEndpoint, new Date(input.now + input.leaseMs)],
+  );
+  return result.rows.map((r) => ({
+    deliveryId: r.delivery_id,
+    instanceId: r.instance_id,
+    event: r.event,
+    body: r.body,
+    attempt: r.attempts,
+    roundAttempt: r.round_attempts,
+    destinationUrl: r.destination_url,
+    signingSecretEnc: r.signing_secret_enc,
+    endpointFailing: r.consecutive_failures > 0,
+  }));
+}
+
+/**
+ * Claims whose lease ran out (the process died between claiming and recording) become due
+ * again. The attempt they stood for may have reached the receiver: at least once, same id.
+ */
+export async function releaseExpiredLeases(pool: Pool, now: number): Promise<number> {
+  const result = await pool.query(
+    `UPDATE webhook_deliveries SET state = 'pending', next_attempt_at = $1, lease_until = NULL, updated_at = $1
+      WHERE state = 'in_flight' AND lease_until < $1`,
+    [new Date(now)],
+  );
+  return result.rowCount ?? 0;
+}

@@ -1,0 +1,170 @@
+import type { Pool } from '@gw/db';
+import type { Logger } from '@gw/observability';
+import { DeliveryScheduler, type RetryPolicy, type SsrfGuard } from '@gw/webhooks';
+import { attemptDelivery, type AttemptRecord } from './attempt.ts';
+import { claimDue, releaseExpiredLeases, type ClaimedDelivery } from './claims.ts';
+import { AttemptRecorder } from './recorder.ts';
+
+export interface WorkerOptions {
+  pool: Pool;
+  guard: SsrfGuard;
+  policy: RetryPolicy;
+  logger: Logger;
+  openSecret(sealed: string): string;
+  /** Attempts in flight in this process, and per endpoint (a failing endpoint gets one). */
+  concurrency: number;
+  endpointConcurrency: number;
+  pollMs: number;
+  leaseMs: number;
+  now?: () => number;
+  onAttempt?(record: AttemptRecord): void;
+}
+
+/**
+ * Claims due deliveries from Postgres and runs them through a per-endpoint scheduler: each
+ * endpoint has its own lane and concurrency limit, so a slow or dead endpoint holds at most its
+ * own slots, and its backlog stays in the table instead of in this process (it is skipped when
+ * claiming while its lane is full). Retries are rows with a later due time: nothing blocks the
+ * consumer that queues new deliveries.
+ */
+export class DeliveryWorker {
+  private readonly scheduler: DeliveryScheduler;
+  private readonly recorder: AttemptRecorder;
+  private readonly secrets = new Map<string, string>();
+  private readonly failing = new Map<string, boolean>();
+  private readonly now: () => number;
+  private running = false;
+  private loop: Promise<void> | null = null;
+  private wakeUp: (() => void) | null = null;
+  private woken = false;
+  private inFlight = 0;
+
+  constructor(private readonly options: WorkerOptions) {
+    this.now = options.now ?? Date.now;
+    this.scheduler = new DeliveryScheduler({
+      globalConcurrency: options.concurrency,
+      perEndpointConcurrency: (instanceId) => (this.failing.get(instanceId) ? 1 : options.endpointConcurrency),
+    });
+    this.recorder = new AttemptRecorder(options.pool, options.policy, (error) => options.logger.error({ error: String(error) }, 'recording webhook attempts failed; the claims are retried when their lease ends'));
+  }
+
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    this.loop = this.run();
+  }
+
+  /** New deliveries were queued: look now instead of at the next poll. */
+  wake(): void {
+    this.woken = true;
+    this.wakeUp?.();
+  }
+
+  async stop(): Promise<void> {
+    this.running = false;
+    this.wake();
+    await this.loop;
+    await this.scheduler.idle();
+    await this.recorder.flush();
+  }
+
+  private async run(): Promise<void> {
+    let lastSweep = 0;
+    while (this.running) {
+      let claimed = 0;
+      try {
+        if (this.now() - lastSweep >= Math.min(this.options.leaseMs / 4, 5_000)) {
+          lastSweep = this.now();
+          const released = await releaseExpiredLeases(this.options.pool, lastSweep);
+          if (released > 0) this.options.logger.warn({ released }, 'webhook claims whose lease ran out are due again');
+        }
+        claimed = await this.claimAndDispatch();
+      } catch (error) {
+        this.options.logger.warn({ error: String(error) }, 'claiming webhook deliveries failed');
+      }
+      // Something claimed: look again at once (more may be due); otherwise sleep until woken or the poll.
+      if (claimed === 0) await this.sleep();
+    }
+  }
+
+  /** Deliveries held here (running or queued in a lane) at most: twice the concurrency. */
+  private capacity(): number {
+    return Math.max(0, this.options.concurrency * 2 - this.inFlight);
+  }
+
+  private laneCap(instanceId: string): number {
+    return (this.failing.get(instanceId) ? 1 : this.options.endpointConcurrency) * 2;
+  }
+
+  private async claimAndDispatch(): Promise<number> {
+    const limit = Math.min(this.capacity(), 500);
+    if (limit === 0) return 0;
+    const claims = await claimDue(this.options.pool, {
+      now: this.now(),
+      limit,
+      perEndpoint: this.options.endpointConcurrency * 2,
+      leaseMs: this.options.leaseMs,
+      skipInstances: this.fullLanes(),
+    });
+    for (const claim of claims) this.dispatch(claim);
+    return claims.length;
+  }
+
+  /** Endpoints holding a lane's worth here already (a failing endpoint's lane is short). */
+  private fullLanes(): string[] {
+    const full: string[] = [];
+    for (const instanceId of this.failing.keys()) {
+      if (this.scheduler.queuedFor(instanceId) + this.scheduler.activeFor(instanceId) >= this.laneCap(instanceId)) full.push(instanceId);
+    }
+    return full;
+  }
+
+  private dispatch(claim: ClaimedDelivery): void {
+    this.inFlight++;
+    this.failing.set(claim.instanceId, claim.endpointFailing);
+    const deps = { guard: this.options.guard, policy: this.options.policy, now: this.now, secretFor: (c: ClaimedDelivery) => this.secret(c.signingSecretEnc) };
+    void this.scheduler
+      .run(claim.instanceId, () => attemptDelivery(claim, deps))
+      .then((record) => {
+        this.failing.set(claim.instanceId, record.classification.outcome !== 'success');
+        this.options.onAttempt?.(record);
+        return this.recorder.record(record);
+      })
+      .catch((error) => this.options.logger.warn({ deliveryId: claim.deliveryId, error: String(error) }, 'webhook attempt not recorded'))
+      .finally(() => {
+        this.inFlight--;
+        const idle = this.scheduler.activeFor(claim.instanceId) === 0 && this.scheduler.queuedFor(claim.instanceId) === 0;
+        if (idle) this.failing.delete(claim.instanceId);
+        // A lane drained to half: claim more for it now rather than at the next poll.
+        if (this.scheduler.queuedFor(claim.instanceId) + this.scheduler.activeFor(claim.instanceId) === Math.floor(this.laneCap(claim.instanceId) / 2)) this.wake();
+      });
+  }
+
+  private secret(sealed: string): string {
+    let plain = this.secrets.get(sealed);
+    if (plain === undefined) {
+      plain = this.options.openSecret(sealed);
+      this.secrets.set(sealed, plain);
+    }
+    return plain;
+  }
+
+  private sleep(): Promise<void> {
+    if (this.woken) {
+      this.woken = false;
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, this.options.pollMs);
+      function done() {
+        clearTimeout(timer);
+        resolve();
+      }
+      this.wakeUp = () => {
+        this.wakeUp = null;
+        this.woken = false;
+        done();
+      };
+    });
+  }
+}

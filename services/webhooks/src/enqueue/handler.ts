@@ -1,0 +1,65 @@
+import type { GatewayEventEmitted } from '@gw/events';
+import type { TransformBatch } from '@gw/kafka';
+import type { Runtime } from '@gw/runtime';
+import { deliveryIdFor } from '@gw/webhooks';
+
+interface Subscriber {
+  customer_id: string;
+  events: string[];
+}
+
+/** Endpoints that take new deliveries: active ones, and paused ones (held until resumed). */
+async function subscribers(runtime: Runtime, instanceIds: string[]): Promise<Map<string, Subscriber>> {
+  if (instanceIds.length === 0) return new Map();
+  const result = await runtime.pool.query<Subscriber & { instance_id: string }>(
+    `SELECT instance_id, customer_id, events FROM webhook_endpoints
+      WHERE instance_id = ANY($1::text[]) AND status <> 'disabled'`,
+    [instanceIds],
+  );
+  return new Map(result.rows.map((r) => [r.instance_id, r]));
+}
+
+/**
+ * gateway-events in, one pending delivery per (event, subscribed endpoint) out, in Postgres.
+ * The insert is idempotent on (event id, instance id), so a redelivered batch adds nothing; the
+ * stage produces no records, and its offsets commit only after the insert.
+ */
+export function enqueueGatewayEvents(runtime: Runtime, onQueued: (count: number) => void): TransformBatch {
+  const { codec, logger, metrics } = runtime;
+  return async (records) => {
+    const events: GatewayEventEmitted[] = [];
+    for (const record of records) {
+      try {
+        const event = await codec.decode(record);
+        if (event?.type === 'GatewayEventEmitted') events.push(event.payload);
+      } catch (error) {
+        logger.error({ topic: record.topic, offset: record.offset, error: String(error) }, 'undecodable record skipped');
+      }
+    }
+    const endpoints = await subscribers(runtime, [...new Set(events.map((e) => e.instance_id))]);
+    const queued = events.filter((e) => endpoints.get(e.instance_id)?.events.includes(e.event));
+    if (queued.length > 0) {
+      const now = new Date();
+      await runtime.pool.query(
+        `INSERT INTO webhook_deliveries (delivery_id, event_id, instance_id, customer_id, event, body, occurred_at, state, next_attempt_at)
+         SELECT d, e, i, c, n, b, to_timestamp(o / 1000.0), 'pending', $8
+           FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::bigint[]) AS t(d, e, i, c, n, b, o)
+         ON CONFLICT (event_id, instance_id) DO NOTHING`,
+        [
+          queued.map((e) => deliveryIdFor(e.event_id, e.instance_id)),
+          queued.map((e) => e.event_id),
+          queued.map((e) => e.instance_id),
+          queued.map((e) => e.customer_id),
+          queued.map((e) => e.event),
+          queued.map((e) => e.payload),
+          queued.map((e) => e.occurred_at),
+          now,
+        ],
+      );
+      onQueued(queued.length);
+    }
+    metrics.eventsProcessed.inc({ group: 'webhook-enqueue', topic: 'gateway-events', outcome: 'queued' }, queued.length);
+    metrics.eventsProcessed.inc({ group: 'webhook-enqueue', topic: 'gateway-events', outcome: 'not_subscribed' }, events.length - queued.length);
+    return [];
+  };
+}

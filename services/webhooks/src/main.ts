@@ -1,0 +1,4 @@
+import { runService } from '@gw/runtime';
+import { startWebhooksService } from './service.ts';
+
+await runService('webhooks', (config) => config.webhooks, startWebhooksService);

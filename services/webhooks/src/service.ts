@@ -1,0 +1,40 @@
+import type { Runtime } from '@gw/runtime';
+import { SecretBox } from '@gw/security';
+import { createRetryPolicy, createSsrfGuard } from '@gw/webhooks';
+import { DeliveryWorker } from './dispatch/worker.ts';
+import { enqueueGatewayEvents } from './enqueue/handler.ts';
+import { webhookMetrics } from './metrics.ts';
+
+/**
+ * Customer webhooks: a stage turns gateway events into pending deliveries (Postgres), and a
+ * worker posts due deliveries, signed, through the SSRF guard, with retries on a schedule.
+ */
+export async function startWebhooksService(runtime: Runtime): Promise<() => Promise<void>> {
+  const settings = runtime.config.webhooks;
+  const policy = createRetryPolicy({
+    delaysMs: settings.retryDelaysMs,
+    jitterRatio: settings.retryJitter,
+    attemptTimeoutMs: settings.attemptTimeoutMs,
+    disableAfterMs: settings.disableAfterMs,
+  });
+  const guard = createSsrfGuard({ allowCidrs: settings.allowCidrs, httpsOnly: settings.httpsOnly });
+  const box = SecretBox.fromConfig(runtime.config.secretKey);
+  const worker = new DeliveryWorker({
+    pool: runtime.pool,
+    guard,
+    policy,
+    logger: runtime.logger,
+    openSecret: (sealed) => box.open(sealed),
+    concurrency: settings.concurrency,
+    endpointConcurrency: settings.endpointConcurrency,
+    pollMs: settings.pollMs,
+    leaseMs: settings.leaseMs,
+    onAttempt: webhookMetrics(runtime.metrics.registry),
+  });
+  worker.start();
+  await runtime.runStage({ name: 'webhook-enqueue', topic: 'gatewayEvents', transform: enqueueGatewayEvents(runtime, () => worker.wake()) });
+  return async () => {
+    await worker.stop();
+    await guard.close();
+  };
+}

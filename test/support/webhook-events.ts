@@ -1,0 +1,52 @@
+import { randomUUID } from 'node:crypto';
+import { loadConfig } from '@gw/config';
+import { EventCodec, Topics, type GatewayEventEmitted } from '@gw/events';
+import { KafkaClient } from '@gw/kafka';
+import { createLogger } from '@gw/observability';
+import { buildWebhookEvent, WEBHOOK_EVENT_NAMES, type WebhookEventInput, type WebhookEventName } from '@gw/webhooks';
+
+/** A valid example of each of the sixteen events' extra fields (spec 6.3). */
+export const EXAMPLE_FIELDS: Record<WebhookEventName, Record<string, unknown>> = {
+  'message.received': { from: '+14155550101', message_text: 'Where is my order?', message_type: 'text', external_message_id: 'ext-1' },
+  'message.sent': { to: '+14155550102', message_purpose: 'transactional', message_id: 'msg_1' },
+  'message.failed': { to: '+14155550103', message_purpose: 'support', error: 'number_not_on_network' },
+  'recipient.opted_out': { from: '+14155550104', reason: 'keyword', message_text: 'STOP' },
+  'instance.connected': { connection_state: 'open' },
+  'instance.disconnected': { connection_state: 'close' },
+  'instance.connection_updated': { connection_state: 'connecting' },
+  'instance.qr_updated': { qr_available: true },
+  'message.delivered': { from: '+14155550105', external_message_id: 'ext-2', status: 'delivered' },
+  'message.read': { from: '+14155550106', external_message_id: 'ext-3', status: 'read' },
+  'message.status_updated': { external_message_id: 'ext-4', status: 'server_ack' },
+  'conversation.updated': { conversation_id: 'conv-1' },
+  'call.received': { from: '+14155550107', call_status: 'ringing' },
+  'call.missed': { from: '+14155550108', call_status: 'missed' },
+  'group.message_received': { group_id: '1203630@g.us', from: '+14155550109', message_text: 'hello all' },
+  'group.updated': { group_id: '1203630@g.us' },
+};
+
+export { WEBHOOK_EVENT_NAMES };
+
+/** Appends gateway events (what the instance-events service emits) straight onto the topic. */
+export async function gatewayEventWriter(env: Record<string, string>) {
+  const config = loadConfig(env);
+  const topics = new Topics(config.topicPrefix, config.topicPartitions);
+  const kafka = new KafkaClient({ brokers: config.kafkaBrokers, clientId: 'test-gateway-event-writer', logger: createLogger('writer', 'error') });
+  await kafka.ensureTopics(topics.specs());
+  const codec = new EventCodec(config.schemaRegistryUrl, topics);
+  await codec.init(['GatewayEventEmitted']);
+  return {
+    /** Builds, encodes and appends one record per (instance, event); returns what was appended. */
+    async emit(items: Array<{ customerId: string; instanceId: string; instanceName: string; event: WebhookEventName; at?: Date }>): Promise<GatewayEventEmitted[]> {
+      const emitted = items.map(({ customerId, instanceId, instanceName, event, at }) => {
+        const occurred = at ?? new Date();
+        const built = buildWebhookEvent({ event, instance_id: instanceId, instance_name: instanceName, timestamp: occurred, ...EXAMPLE_FIELDS[event] } as WebhookEventInput);
+        return { event_id: randomUUID(), correlation_id: randomUUID(), occurred_at: occurred.getTime(), customer_id: customerId, instance_id: instanceId, event, payload: built.body };
+      });
+      const records = await Promise.all(emitted.map((e) => codec.encode('GatewayEventEmitted', e)));
+      await kafka.send(records);
+      return emitted;
+    },
+    close: () => kafka.close(),
+  };
+}
