@@ -31,7 +31,7 @@ export interface SendPathConfig {
   timeoutS: number;
   /** Extra environment for the stack's services, e.g. DELIVERY_CONCURRENCY=64. */
   stackEnv: Record<string, string>;
-  only?: 'baseline' | 'send' | 'replay' | 'pbx';
+  only?: 'baseline' | 'send' | 'replay' | 'pbx' | 'webhooks';
 }
 
 interface Measured {

@@ -16,6 +16,11 @@ export interface PartitionRange {
 export interface ReadOptions {
   /** Offsets to stop at, per partition (fetched with endOffsets beforehand). */
   ends: Map<number, PartitionRange>;
+  /**
+   * First offset to read, per partition (e.g. from offsetsAtTime); a partition not listed, or
+   * listed below its low offset, is read from its low offset. Default: every partition from its start.
+   */
+  from?: Map<number, bigint>;
   /** Called for each fetched batch of one partition, in offset order; batches of one partition never overlap. */
   onBatch(records: ConsumedRecord[], partition: number): Promise<void> | void;
   /** How many partitions are processed at once (each still strictly in order). */
@@ -49,6 +54,22 @@ export class KafkaInspector {
     });
   }
 
+  /** Whether the topic exists (reading or asking offsets of a missing topic only fails after retries). */
+  async hasTopic(topic: string): Promise<boolean> {
+    return this.withAdmin(async (admin) => (await admin.listTopics()).includes(topic));
+  }
+
+  /**
+   * Per partition, the first offset whose record timestamp is at or after `timestamp` (Unix ms),
+   * or the partition's end when there is none: a start position for readToEnd's `from`.
+   */
+  async offsetsAtTime(topic: string, timestamp: number): Promise<Map<number, bigint>> {
+    return this.withAdmin(async (admin) => {
+      const offsets = await admin.fetchTopicOffsetsByTimestamp(topic, timestamp);
+      return new Map(offsets.map((o) => [o.partition, BigInt(o.offset)]));
+    });
+  }
+
   /** A group's committed offsets on a topic; null for a partition it has never committed. */
   async committedOffsets(groupId: string, topic: string): Promise<Map<number, bigint | null>> {
     return this.withAdmin(async (admin) => {
@@ -67,15 +88,20 @@ export class KafkaInspector {
   }
 
   /**
-   * Reads a topic from its first offset up to the given end offsets (committed records only) and
-   * returns once every partition reached its end: the position is followed through the consumer's
-   * batch events, which also cover batches of transaction markers and aborted records that are
-   * never handed to the application. Records at or past the end are not delivered. Uses a
-   * throw-away group that commits nothing and is deleted afterwards.
+   * Reads a topic from its first offset (or from options.from) up to the given end offsets
+   * (committed records only) and returns once every partition reached its end: the position is
+   * followed through the consumer's batch events, which also cover batches of transaction
+   * markers and aborted records that are never handed to the application. Records at or past the
+   * end are not delivered. Uses a throw-away group that commits nothing (start positions from
+   * options.from are set on it before it joins) and is deleted afterwards.
    */
   async readToEnd(topic: string, options: ReadOptions): Promise<void> {
     const position = new Map<number, bigint>();
-    for (const [partition, range] of options.ends) position.set(partition, range.low);
+    const start = (range: PartitionRange) => {
+      const from = options.from?.get(range.partition);
+      return from !== undefined && from > range.low ? from : range.low;
+    };
+    for (const [partition, range] of options.ends) position.set(partition, start(range));
     const remaining = () => [...options.ends.values()].filter((r) => (position.get(r.partition) ?? 0n) < r.end);
     if (remaining().length === 0) return;
 
@@ -104,6 +130,12 @@ export class KafkaInspector {
     }, 1000);
 
     try {
+      // Start positions are committed for the fresh group before it joins: the consumer then
+      // begins there, and partitions without one begin at their first offset.
+      const starts = [...options.ends.values()].filter((r) => position.get(r.partition)! > r.low);
+      if (starts.length > 0) {
+        await this.withAdmin((admin) => admin.setOffsets({ groupId, topic, partitions: starts.map((r) => ({ partition: r.partition, offset: String(position.get(r.partition)) })) }));
+      }
       await consumer.connect();
       await consumer.subscribe({ topics: [topic], fromBeginning: true });
       await consumer.run({
@@ -111,9 +143,11 @@ export class KafkaInspector {
         partitionsConsumedConcurrently: options.concurrency ?? 1,
         eachBatch: async ({ batch, heartbeat }) => {
           const end = options.ends.get(batch.partition)?.end ?? 0n;
+          const first = options.from?.get(batch.partition) ?? 0n;
           const records: ConsumedRecord[] = [];
           for (const message of batch.messages) {
             if (BigInt(message.offset) >= end) break;
+            if (BigInt(message.offset) < first) continue;
             records.push(toConsumed(batch.topic, batch.partition, message));
           }
           try {

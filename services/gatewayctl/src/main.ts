@@ -14,6 +14,7 @@ import { instanceStatus, simulate } from './accounts/simulator.ts';
 import { createPbx, disablePbx, rotatePbxSecret, setPbxTemplate } from './pbx/commands.ts';
 import { allowPurposes, listSuppressions, pauseInstance, resumeInstance, setLimits, setPlan, suppress, toggleModules, unsuppress } from './policy/commands.ts';
 import { FactLog } from './policy/fact-log.ts';
+import { destinationRules, registerWebhookCommands, wordList } from './webhooks/commands.ts';
 
 const config = loadConfig();
 let pool: Pool | undefined;
@@ -249,9 +250,21 @@ program
   .command('demo')
   .description('create a demo customer (Growth plan) with a connected simulator instance, an API key and a PBX integration')
   .option('--pbx-hmac', 'sign the demo PBX integration with HMAC')
-  .action(action(async (opts: { pbxHmac?: boolean }) =>
-    createDemo(db(), box(), facts, { baseUrl: config.api.publicBaseUrl, simulatorUrl: config.simulator.url, simulatorKey: config.simulator.globalApiKey, pbxHmac: opts.pbxHmac })));
+  .option('--webhook-url <url>', "also configure the instance's customer webhook (its signing secret is printed once)")
+  .option('--webhook-events <list>', 'event names and/or groups for --webhook-url (default: recommended)', wordList)
+  .action(action(async (opts: { pbxHmac?: boolean; webhookUrl?: string; webhookEvents?: string[] }) =>
+    createDemo(db(), box(), facts, {
+      baseUrl: config.api.publicBaseUrl,
+      simulatorUrl: config.simulator.url,
+      simulatorKey: config.simulator.globalApiKey,
+      pbxHmac: opts.pbxHmac,
+      // --webhook-events alone is refused as a missing URL rather than ignored.
+      webhook: opts.webhookUrl === undefined && opts.webhookEvents === undefined
+        ? undefined
+        : { url: opts.webhookUrl ?? '', events: opts.webhookEvents ?? ['recommended'], rules: destinationRules(config) },
+    })));
 
 registerComplianceCommands(program, { config });
+registerWebhookCommands(program, { config, action, db, box });
 
 await program.parseAsync(process.argv);

@@ -8,6 +8,7 @@ import { setInstanceWebhook } from './instance-webhook.ts';
 import type { FactLog } from '../policy/fact-log.ts';
 import { setPlan, toggleModules } from '../policy/commands.ts';
 import { createPbx } from '../pbx/commands.ts';
+import { checkWebhookChoice, saveWebhook, type DestinationRules } from '../webhooks/configure.ts';
 
 export interface DemoSettings {
   baseUrl: string;
@@ -17,10 +18,14 @@ export interface DemoSettings {
   plan?: string;
   /** Also sign the demo PBX integration's webhooks with HMAC. */
   pbxHmac?: boolean;
+  /** Also configure the instance's customer webhook (events: names and/or groups). */
+  webhook?: { url: string; events: readonly string[]; rules: DestinationRules };
 }
 
 /** A fresh customer with a connected simulator instance and an API key, ready for a first send. */
 export async function createDemo(pool: Pool, box: SecretBox, facts: FactLog, settings: DemoSettings) {
+  // Checked before anything is created, so a refused URL leaves no half-made demo account behind.
+  const webhookChoice = settings.webhook ? await checkWebhookChoice(settings.webhook.url, settings.webhook.events, settings.webhook.rules) : undefined;
   const suffix = randomBytes(3).toString('hex');
   const customer = await createCustomer(pool, facts, `Demo customer ${suffix}`);
   await setPlan(pool, facts, { customerId: customer.customer_id, plan: settings.plan ?? 'growth', by: 'demo', reason: 'demo account' });
@@ -37,6 +42,7 @@ export async function createDemo(pool: Pool, box: SecretBox, facts: FactLog, set
   const key = await createApiKey(pool, customer.customer_id, 'demo');
   await toggleModules(pool, facts, { customerId: customer.customer_id, enable: ['pbx'], disable: [], by: 'demo' });
   const pbx = await createPbx(pool, box, { customerId: customer.customer_id, instanceId: instance.instance_id, hmac: settings.pbxHmac ?? false, baseUrl: settings.baseUrl });
+  const webhook = webhookChoice ? await saveWebhook(pool, box, instance.instance_id, webhookChoice) : undefined;
   return {
     base_url: settings.baseUrl,
     customer_id: customer.customer_id,
@@ -46,5 +52,6 @@ export async function createDemo(pool: Pool, box: SecretBox, facts: FactLog, set
     pbx_integration_id: pbx.pbx_integration_id,
     pbx_secret: pbx.pbx_secret,
     ...(pbx.pbx_signing_secret ? { pbx_signing_secret: pbx.pbx_signing_secret } : {}),
+    ...(webhook?.signing_secret ? { webhook_signing_secret: webhook.signing_secret } : {}),
   };
 }

@@ -32,6 +32,30 @@ export const ROW_COLUMNS = `log_id, command_id, event_id, customer_id, instance_
   message_digest, decision, error_code, error_message, reasons, policy_version, decided_at,
   round(extract(epoch from decided_at) * 1000)::bigint AS occurred_at, decision_event, partition_chain, prev_hash, entry_hash`;
 
+/**
+ * True when Postgres finds the stored decision_event, less the message copy, equal to the row's
+ * columns. jsonb equality implies equal canonical JSON in JavaScript (same strings, numerically
+ * equal numbers, objects regardless of key order), so a row it passes has nothing differingFields
+ * would report; any other row (an extra or missing key too) is compared field by field. One whole
+ * comparison reads the stored event once (each ->'field' would unpack it again).
+ */
+const EVENT_MATCHES_COLUMNS = `(decision_event - 'dispatch') = jsonb_build_object(
+  'event_id', event_id, 'correlation_id', command_id, 'occurred_at', round(extract(epoch from decided_at) * 1000)::bigint,
+  'customer_id', customer_id, 'instance_id', instance_id, 'message_id', message_id, 'log_id', log_id, 'decision', decision,
+  'error_code', error_code, 'error_message', error_message, 'reasons', reasons, 'policy_version', policy_version,
+  'recipient', recipient, 'message_purpose', message_purpose, 'message_digest', message_digest,
+  'partition_chain', partition_chain, 'prev_hash', prev_hash, 'entry_hash', entry_hash)`;
+
+/**
+ * ROW_COLUMNS as verify reads them: decision_event only where Postgres finds it differs from the
+ * columns (NULL otherwise: the column itself is NOT NULL), which spares parsing a second copy of
+ * every entry; no decided_at (verify works from occurred_at).
+ */
+export const VERIFY_COLUMNS = `log_id, command_id, event_id, customer_id, instance_id, message_id, recipient, message_purpose,
+  message_digest, decision, error_code, error_message, reasons, policy_version,
+  round(extract(epoch from decided_at) * 1000)::bigint AS occurred_at,
+  CASE WHEN (${EVENT_MATCHES_COLUMNS}) IS TRUE THEN NULL ELSE decision_event END AS decision_event, partition_chain, prev_hash, entry_hash`;
+
 /** The SendDecided entry as the row's columns state it (what queries, exports and show report). */
 export function entryFromColumns(row: PolicyLogRow): SendDecided {
   return {

@@ -2,9 +2,15 @@
 // written out for its fixed shape (byte for byte what canonicalJson(chainedFields(entry)) gives,
 // with canonicalJson itself for any shape it does not expect), digests that compare copies of an
 // entry without keeping their text, and an equality that only canonicalises values that differ.
-import { createHash } from 'node:crypto';
+import * as crypto from 'node:crypto';
 import type { RuleOutcome, SendDecided } from '@gw/events';
 import { canonicalJson, chainedFields } from '@gw/policy-log';
+
+// One-shot hashing (Node >= 20.12) skips a Hash object per call, which is most of the cost of
+// hashing a short string; older Node falls back to createHash (same digests).
+const oneShot = (crypto as { hash?: (algorithm: string, data: string, encoding: 'hex' | 'base64') => string }).hash;
+const sha256Of = (text: string, encoding: 'hex' | 'base64'): string =>
+  oneShot ? oneShot('sha256', text, encoding) : crypto.createHash('sha256').update(text).digest(encoding);
 
 const str = JSON.stringify;
 
@@ -50,11 +56,11 @@ export function chainedJson(entry: SendDecided): string {
   );
 }
 
-const sha256 = (text: string) => createHash('sha256').update(text).digest('base64');
+const sha256 = (text: string) => sha256Of(text, 'base64');
 
 /** entryHash(prevHash, entry) from the entry's chained JSON. */
 export function hashOf(prevHash: string, chained: string): string {
-  return createHash('sha256').update(`${prevHash}\n${chained}`).digest('hex');
+  return sha256Of(`${prevHash}\n${chained}`, 'hex');
 }
 
 /**
@@ -87,6 +93,27 @@ export function recordDigest(entry: SendDecided, compare: string): string {
 /** What a re-run of the decider must reproduce (replayFields), as a digest. */
 export function replayDigest(fields: Record<string, unknown>): string {
   return sha256(canonicalJsonFast(fields));
+}
+
+// Stands in for a missing value, which canonicalJson tells apart from null (JSON.stringify would not).
+const MISSING = { '\u0000missing': true };
+const orMissing = (value: unknown) => (value === undefined ? MISSING : value);
+
+/**
+ * replayFields(entry) as a digest, written as one JSON array of the values in a fixed order: the
+ * replayed and the recorded entry get the same digest exactly when their replayFields are equal
+ * (the positions name the fields, so no keys need sorting), in one native JSON.stringify call.
+ * Both sides of the comparison must use this same function.
+ */
+export function replayDigestOf(entry: SendDecided): string {
+  const reasons = Array.isArray(entry.reasons) ? entry.reasons.map((r) => [orMissing(r?.rule), orMissing(r?.outcome), r?.detail ?? null]) : orMissing(entry.reasons);
+  return sha256(
+    JSON.stringify([
+      orMissing(entry.correlation_id), orMissing(entry.customer_id), orMissing(entry.instance_id), orMissing(entry.message_id), orMissing(entry.occurred_at),
+      orMissing(entry.recipient), orMissing(entry.message_purpose), orMissing(entry.message_digest), orMissing(entry.decision),
+      entry.error_code ?? null, entry.error_message ?? null, reasons, orMissing(entry.policy_version), orMissing(entry.partition_chain),
+    ]),
+  );
 }
 
 /** canonicalJson(value) for a flat object (values plain, or rule outcomes), written out directly; canonicalJson for anything nested deeper. */

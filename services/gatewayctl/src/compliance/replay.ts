@@ -36,7 +36,9 @@ export class Replayer {
     if (step.kind === 'decided' && event.type === 'SendRequested') {
       this.decided.add(event.payload.correlation_id);
       // The entry the consumer would have written, minus what only the log assigns (ids, hashes).
-      const expected = toDecidedEvent(event.payload, step.decision, -1, POLICY_VERSION);
+      // The decider's SendDecided carries the body's digest: no need to hash the body again.
+      const decided = step.folded[0];
+      const expected = toDecidedEvent(event.payload, step.decision, -1, POLICY_VERSION, decided?.type === 'SendDecided' ? decided.digest : undefined);
       expected.partition_chain = partition;
       return { kind: 'decided', customerId, folded: step.folded, expected };
     }

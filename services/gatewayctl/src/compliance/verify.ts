@@ -1,12 +1,13 @@
 import type { AnyEvent, SendDecided } from '@gw/events';
 import { canonicalJson, GENESIS_HASH } from '@gw/policy-log';
 import type { ComplianceDeps } from './context.ts';
-import { comparable, cursor, differingFields, entryFromColumns, readSnapshot, ROW_COLUMNS, type PolicyLogRow } from './entries.ts';
-import { chainedJson, compareDigest, hashOf, recordDigest, replayDigest } from './fingerprint.ts';
+import { comparable, cursor, differingFields, entryFromColumns, readSnapshot, ROW_COLUMNS, VERIFY_COLUMNS, type PolicyLogRow } from './entries.ts';
+import { chainedJson, compareDigest, hashOf, recordDigest, replayDigestOf } from './fingerprint.ts';
 import type { KafkaInspector, PartitionRange } from '@gw/kafka';
 import type { EventCodec } from '@gw/events';
 import type { ProgressCallback } from './progress.ts';
-import { Replayer, replayFields } from './replay.ts';
+import { replayFields } from './replay.ts';
+import { replayCustomerEvents, startReplay, toScopeRanges, type ReplayScope } from './replay-pass.ts';
 
 export type CheckName =
   | 'db_chain' // prev_hash is not the previous row's entry_hash in its partition chain
@@ -36,6 +37,8 @@ export interface VerifyOptions {
   onProgress?: ProgressCallback;
   /** Divergences kept in the report (all are counted). */
   maxDivergences?: number;
+  /** Replay in a worker thread beside the other checks (default); false keeps it on this thread. */
+  replayWorker?: boolean;
 }
 
 export interface VerifyReport {
@@ -59,7 +62,7 @@ export interface VerifyReport {
   events: number;
   elapsed_ms: number;
   events_per_second: number;
-  /** Wall time of each check: (1) Postgres chain and (2) decisions topic (these two run at the same time), (3) replay; other: offsets, lookups, comparisons. */
+  /** Wall time of each check: (1) Postgres chain, (2) decisions topic and (3) replay all run at the same time (the replay in a worker thread); other: offsets, lookups, comparisons after them. */
   phases_ms?: { postgres: number; decisions: number; replay: number; other: number };
 }
 
@@ -79,7 +82,7 @@ interface KafkaEntry {
 
 interface Recorded {
   log_id: number;
-  /** Digest of its replayFields. */
+  /** Digest of its replayFields (replayDigestOf). */
   replay: string;
   seen: boolean;
 }
@@ -161,11 +164,13 @@ export async function verifyPolicyLog(deps: ComplianceDeps, options: VerifyOptio
   let snapshotTaken!: () => void;
   const snapshotReady = new Promise<void>((resolve) => (snapshotTaken = resolve));
   const dbRows = new Map<number, { compare: string; command_id: string; customer_id: string }>();
-  // One progress line for the two passes that run together (a terminal bar redraws per phase).
+  // One progress line for the three passes that run together (a terminal bar redraws per phase).
   let dbTotal = 0;
   let decisionsTotal = 0;
   let decisionsRead = 0;
-  const bothProgress = () => progress({ phase: 'postgres + kafka decisions', done: counts.db_rows + decisionsRead, total: dbTotal + decisionsTotal });
+  let replayTotal = 0;
+  let replayRead = 0;
+  const bothProgress = () => progress({ phase: 'postgres + kafka + replay', done: counts.db_rows + decisionsRead + replayRead, total: dbTotal + decisionsTotal + replayTotal });
   const postgresPass = readSnapshot(pool, async (client) => {
     const filter = chains === null ? '' : 'WHERE partition_chain = ANY($1::int[])';
     const params = chains === null ? [] : [chains];
@@ -185,20 +190,23 @@ export async function verifyPolicyLog(deps: ComplianceDeps, options: VerifyOptio
         report(lastLogId, 'db_chain_head', `policy_chain of partition ${chain} points at log_id ${head.last_log_id} (${head.head_hash.slice(0, 12)}…), the chain ends at ${lastLogId} (${prev.slice(0, 12)}…)`);
       }
     };
-    for await (const batch of cursor<PolicyLogRow>(client, `SELECT ${ROW_COLUMNS} FROM policy_log ${filter} ORDER BY partition_chain, log_id`, params)) {
+    // decision_event comes back only where Postgres found it differs from the columns (VERIFY_COLUMNS).
+    for await (const batch of cursor<Omit<PolicyLogRow, 'decision_event'> & { decision_event: SendDecided | null }>(client, `SELECT ${VERIFY_COLUMNS} FROM policy_log ${filter} ORDER BY partition_chain, log_id`, params)) {
       for (const row of batch) {
         if (row.partition_chain !== chain) {
           closeChain();
           chain = row.partition_chain;
           prev = GENESIS_HASH;
         }
-        const entry = entryFromColumns(row);
+        const entry = entryFromColumns(row as PolicyLogRow);
         if (row.prev_hash !== prev) report(row.log_id, 'db_chain', `prev_hash ${row.prev_hash.slice(0, 12)}… is not the previous entry's hash ${prev.slice(0, 12)}… in partition ${row.partition_chain}`);
         const chained = chainedJson(entry);
         const recomputed = hashOf(row.prev_hash, chained);
         if (recomputed !== row.entry_hash) report(row.log_id, 'db_hash', `entry_hash ${row.entry_hash.slice(0, 12)}… does not match the row's columns (recomputed ${recomputed.slice(0, 12)}…)`);
-        const fields = differingFields(entry, row.decision_event);
-        if (fields.length > 0) report(row.log_id, 'db_event', `decision_event disagrees with the columns on ${fields.join(', ')}`);
+        if (row.decision_event !== null) {
+          const fields = differingFields(entry, row.decision_event);
+          if (fields.length > 0) report(row.log_id, 'db_event', `decision_event disagrees with the columns on ${fields.join(', ')}`);
+        }
         prev = row.entry_hash;
         lastLogId = row.log_id;
         dbRows.set(row.log_id, { compare: compareDigest(entry, recomputed), command_id: row.command_id, customer_id: row.customer_id });
@@ -225,6 +233,24 @@ export async function verifyPolicyLog(deps: ComplianceDeps, options: VerifyOptio
   const committed = await kafka.committedOffsets(topics.group('policy'), customerTopic);
   const decisionEnds = await kafka.endOffsets(topics.name('policyDecisions'));
   const customerEnds = await kafka.endOffsets(customerTopic);
+
+  // (3) The re-run of the decider starts now, beside (1) and (2): it needs only the offsets above,
+  // and its results are compared with theirs once all three are done.
+  const replayStarted = Date.now();
+  let replayDone = replayStarted;
+  replayTotal = total(customerEnds);
+  const replayScope: ReplayScope = {
+    topic: customerTopic,
+    ends: toScopeRanges(customerEnds),
+    committed: [...committed].map(([partition, offset]) => [partition, offset === null ? null : String(offset)]),
+    customers: customerId ? [customerId] : null,
+  };
+  const replay = startReplay(deps, replayScope, (done) => ((replayRead = done), bothProgress()), options.replayWorker ?? true);
+  const replayOutcome = replay.outcome.finally(() => {
+    replayDone = Date.now();
+    phases.replay = replayDone - replayStarted;
+  });
+  replayOutcome.catch(() => undefined); // awaited below; a failure surfaces there
 
   // (2) The decisions topic.
   const kafkaEntries = new Map<number, KafkaEntry>();
@@ -277,7 +303,7 @@ export async function verifyPolicyLog(deps: ComplianceDeps, options: VerifyOptio
         if (!customerId || entry.customer_id === customerId) {
           const already = recorded.get(entry.correlation_id);
           if (already) report(entry.log_id, 'kafka_conflict', `command ${entry.correlation_id} was decided twice: log_id ${already.log_id} and ${entry.log_id}`);
-          else recorded.set(entry.correlation_id, { log_id: entry.log_id, replay: replayDigest(replayFields(entry)), seen: false });
+          else recorded.set(entry.correlation_id, { log_id: entry.log_id, replay: replayDigestOf(entry), seen: false });
         }
       }
       bothProgress();
@@ -288,8 +314,10 @@ export async function verifyPolicyLog(deps: ComplianceDeps, options: VerifyOptio
   // Both passes settle before anything is reported or thrown.
   const [pgDone, kafkaDone] = await Promise.allSettled([postgresPass, decisionsPass]);
   const passesDone = Date.now();
-  if (pgDone.status === 'rejected') throw pgDone.reason;
-  if (kafkaDone.status === 'rejected') throw kafkaDone.reason;
+  if (pgDone.status === 'rejected' || kafkaDone.status === 'rejected') {
+    await replay.stop();
+    throw pgDone.status === 'rejected' ? pgDone.reason : (kafkaDone as PromiseRejectedResult).reason;
+  }
   if (conflicts.length > 0) {
     const firsts = await decisionsAt(kafka, codec, topics.name('policyDecisions'), decisionEnds, conflicts.map((c) => c.first));
     for (const c of conflicts) {
@@ -337,68 +365,37 @@ export async function verifyPolicyLog(deps: ComplianceDeps, options: VerifyOptio
   for (const [logId, row] of dbRows) if (!kafkaEntries.has(logId)) missingOnKafka.set(row.command_id, logId);
 
 
-  // (3) Re-run the decider over the customer streams.
-  const replayStarted = Date.now();
-  const replayer = new Replayer();
-  const customerTotal = total(customerEnds);
-  let customerRead = 0;
-  const pending = new Set<string>();
-  const commandsSeen = new Map<string, { partition: number; offset: bigint }>();
-  // Replays that differ are described once the pass is over, against a second read of the record.
-  const mismatches: Array<{ found: Recorded; expected: SendDecided }> = [];
-  await kafka.readToEnd(customerTopic, {
-    ends: customerEnds,
-    concurrency: customerEnds.size,
-    onBatch: async (records, partition) => {
-      const committedAt = committed.get(partition) ?? null;
-      const limit = committedAt ?? customerEnds.get(partition)!.end;
-      for (const record of records) {
-        customerRead++;
-        const offset = BigInt(record.offset);
-        let event: AnyEvent | null;
-        try {
-          event = await codec.decode(record);
-        } catch {
-          counts.undecodable_customer_events++; // the consumer skips these too
-          continue;
-        }
-        if (!event) continue;
-        if (customerId && event.payload.customer_id !== customerId) continue;
-        counts.customer_events++;
-        if (event.type === 'SendRequested' && missingOnKafka.has(event.payload.correlation_id)) commandsSeen.set(event.payload.correlation_id, { partition, offset });
-        if (offset >= limit) {
-          if (event.type === 'SendRequested') {
-            counts.pending_commands++;
-            pending.add(event.payload.correlation_id);
-          }
-          continue;
-        }
-        const step = replayer.step(event, partition);
-        if (step.kind === 'duplicate') counts.duplicate_commands++;
-        else if (step.kind === 'error') report(recorded.get(step.correlationId)?.log_id ?? null, 'replay_error', `${event.type} ${partition}@${record.offset} of ${step.customerId}: ${step.error}`);
-        else if (step.kind === 'decided') {
-          counts.decisions_replayed++;
-          const expected = step.expected;
-          const found = recorded.get(expected.correlation_id);
-          if (!found) {
-            report(null, 'replay_missing', `command ${expected.correlation_id} (${partition}@${record.offset}, customer ${expected.customer_id}) was consumed but has no decision on the decisions topic`);
-            continue;
-          }
-          found.seen = true;
-          if (found.replay === replayDigest(replayFields(expected))) continue;
-          if (max - divergences.length - mismatches.length > 0) mismatches.push({ found, expected });
-          else report(found.log_id, 'replay', `differs from the recorded decision`);
-        }
-      }
-      progress({ phase: 'replay', done: customerRead, total: customerTotal });
-    },
-  });
+  // (3) The replay's decisions against the recorded ones.
+  const outcome = await replayOutcome;
+  counts.customer_events = outcome.customerEvents;
+  counts.undecodable_customer_events = outcome.undecodable;
+  counts.duplicate_commands = outcome.duplicateCommands;
+  counts.pending_commands = outcome.pending.length;
+  const pending = new Set(outcome.pending);
+  for (const e of outcome.errors) report(recorded.get(e.correlationId)?.log_id ?? null, 'replay_error', `${e.eventType} ${e.position} of ${e.customerId}: ${e.error}`);
+  // Replays that differ are described once the pass is over, from a second replay of their customers.
+  const mismatches: Array<{ found: Recorded; correlationId: string; customerId: string }> = [];
+  for (const [correlationId, digest, partition, offset, decidedFor] of outcome.decided) {
+    counts.decisions_replayed++;
+    const found = recorded.get(correlationId);
+    if (!found) {
+      report(null, 'replay_missing', `command ${correlationId} (${partition}@${offset}, customer ${decidedFor}) was consumed but has no decision on the decisions topic`);
+      continue;
+    }
+    found.seen = true;
+    if (found.replay === digest) continue;
+    if (max - divergences.length - mismatches.length > 0) mismatches.push({ found, correlationId, customerId: decidedFor });
+    else report(found.log_id, 'replay', `differs from the recorded decision`);
+  }
   if (mismatches.length > 0) {
+    const again = await replayCustomerEvents(kafka, codec, { ...replayScope, customers: [...new Set(mismatches.map((m) => m.customerId))], keep: mismatches.map((m) => m.correlationId) });
+    const replayedEntries = new Map(again.kept.map((entry) => [entry.correlation_id, entry]));
     const positions = mismatches.map((m) => kafkaEntries.get(m.found.log_id)!);
     const recordedEntries = await decisionsAt(kafka, codec, topics.name('policyDecisions'), decisionEnds, positions);
-    for (const [i, { found, expected }] of mismatches.entries()) {
+    for (const [i, { found, correlationId }] of mismatches.entries()) {
       const entry = recordedEntries.get(`${positions[i]!.partition}@${positions[i]!.offset}`);
-      if (!entry) {
+      const expected = replayedEntries.get(correlationId);
+      if (!entry || !expected) {
         report(found.log_id, 'replay', 'differs from the recorded decision (the record could not be read again)');
         continue;
       }
@@ -422,18 +419,19 @@ export async function verifyPolicyLog(deps: ComplianceDeps, options: VerifyOptio
       report(found.log_id, 'replay_orphan', `decision for command ${correlationId} has no matching command on customer-events that the replay decided`);
     }
   }
+  // A command's records are all on its customer's partition, so once one is past the committed
+  // offset the last one is too: pending commands are the ones in flight.
+  const commandsSeen = missingOnKafka.size === 0 ? new Set<string>() : new Set([...outcome.decided.map((d) => d[0]), ...pending, ...outcome.errors.filter((e) => e.eventType === 'SendRequested').map((e) => e.correlationId)]);
   for (const [commandId, logId] of missingOnKafka) {
-    const seen = commandsSeen.get(commandId);
-    const committedAt = seen ? committed.get(seen.partition) ?? null : null;
-    if (seen && committedAt !== null && seen.offset >= committedAt) continue; // in flight: not committed yet
+    const seen = commandsSeen.has(commandId);
+    if (seen && pending.has(commandId)) continue; // in flight: not committed yet
     if (!seen && customerId && dbRows.get(logId)?.customer_id !== customerId) continue;
     report(logId, 'kafka_missing', `policy_log row for command ${commandId} has no record on the decisions topic`);
   }
 
-  phases.replay = Date.now() - replayStarted;
   const elapsed = Date.now() - started;
-  phases.other = Math.max(0, elapsed - (passesDone - postgresStarted) - phases.replay);
-  const events = counts.db_rows + decisionsRead + customerRead;
+  phases.other = Math.max(0, elapsed - (Math.max(passesDone, replayDone) - postgresStarted));
+  const events = counts.db_rows + decisionsRead + outcome.read;
   return {
     ok: divergenceCount === 0,
     customer_id: customerId ?? null,

@@ -4,6 +4,7 @@ import type { AttemptRecord } from './attempt.ts';
 import { foldHealth, type EndpointHealthRow } from './endpoint-health.ts';
 
 type DeliveryState = 'pending' | 'delivered' | 'failed';
+type Pending = { attempt: AttemptRecord; resolve: () => void; reject: (error: unknown) => void };
 type AttemptOutcome = 'delivered' | 'retry' | 'failed' | 'endpoint_disabled';
 
 /** The delivery's next state and the attempt log's outcome word for one attempt. */
@@ -32,12 +33,13 @@ const storable = (text: string) => text.replaceAll('\u0000', '\uFFFD');
 /**
  * Writes attempts in batches: one transaction records every attempt of the batch, moves each
  * delivery to its next state, and folds the attempts into their endpoints' health (rows locked
- * in a fixed order, so concurrent recorders never deadlock).
+ * last, in a fixed order, so concurrent writers never deadlock).
  */
 export class AttemptRecorder {
-  private buffer: AttemptRecord[] = [];
-  private flushing: Promise<void> | null = null;
+  private buffer: Pending[] = [];
+  private writing = 0;
   private timer: NodeJS.Timeout | null = null;
+  private readonly drained: Array<() => void> = [];
 
   constructor(
     private readonly pool: Pool,
@@ -45,32 +47,44 @@ export class AttemptRecorder {
     private readonly onError: (error: unknown) => void,
     private readonly lingerMs = 10,
     private readonly maxBatch = 500,
+    /** Batches written at once: a commit's wait need not hold up the next batch. */
+    private readonly maxWriters = 3,
   ) {}
 
   /** Resolves once the attempt is stored (its delivery is no longer in flight). */
   record(attempt: AttemptRecord): Promise<void> {
     return new Promise((resolve, reject) => {
-      this.buffer.push(Object.assign(attempt, { done: { resolve, reject } }));
-      if (this.buffer.length >= this.maxBatch) void this.flush();
-      else this.timer ??= setTimeout(() => void this.flush(), this.lingerMs);
+      this.buffer.push({ attempt, resolve, reject });
+      if (this.buffer.length >= this.maxBatch) this.pump();
+      else this.timer ??= setTimeout(() => this.pump(), this.lingerMs);
     });
   }
 
+  /** Writes everything buffered and resolves when nothing is being written. */
   async flush(): Promise<void> {
+    this.pump();
+    if (this.writing === 0 && this.buffer.length === 0) return;
+    await new Promise<void>((resolve) => this.drained.push(resolve));
+  }
+
+  private pump(): void {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
-    while (this.flushing) await this.flushing;
-    const batch = this.buffer as Array<AttemptRecord & { done: { resolve: () => void; reject: (e: unknown) => void } }>;
-    if (batch.length === 0) return;
-    this.buffer = [];
-    this.flushing = this.write(batch)
-      .then(() => batch.forEach((a) => a.done.resolve()))
-      .catch((error) => {
-        this.onError(error);
-        batch.forEach((a) => a.done.reject(error));
-      })
-      .finally(() => (this.flushing = null));
-    await this.flushing;
+    while (this.buffer.length > 0 && this.writing < this.maxWriters) {
+      const batch = this.buffer.splice(0, this.maxBatch);
+      this.writing++;
+      this.write(batch.map((p) => p.attempt))
+        .then(() => batch.forEach((p) => p.resolve()))
+        .catch((error) => {
+          this.onError(error);
+          batch.forEach((p) => p.reject(error));
+        })
+        .finally(() => {
+          this.writing--;
+          if (this.buffer.length > 0) this.pump();
+          else if (this.writing === 0) this.drained.splice(0).forEach((resolve) => resolve());
+        });
+    }
   }
 
   private async write(batch: AttemptRecord[]): Promise<void> {
@@ -79,11 +93,6 @@ export class AttemptRecorder {
       await client.query('BEGIN');
       const byEndpoint = new Map<string, AttemptRecord[]>();
       for (const a of batch) byEndpoint.set(a.claim.instanceId, [...(byEndpoint.get(a.claim.instanceId) ?? []), a]);
-      const locked = await client.query<EndpointHealthRow>(
-        `SELECT instance_id, status, failing_since, last_success_at, consecutive_failures, disabled_at, disabled_reason
-           FROM webhook_endpoints WHERE instance_id = ANY($1::text[]) ORDER BY instance_id FOR UPDATE`,
-        [[...byEndpoint.keys()]],
-      );
       const outcomes = batch.map(outcomeOf);
       await client.query(
         `INSERT INTO webhook_attempts (delivery_id, attempt, attempted_at, destination_url, status_code, latency_ms, response_snippet, error, outcome, next_attempt_at)
@@ -109,6 +118,12 @@ export class AttemptRecorder {
            FROM unnest($1::text[], $2::text[], $3::timestamptz[], $4::int[], $5::text[]) AS u(id, state, next_at, status, error)
           WHERE d.delivery_id = u.id AND d.state = 'in_flight'`,
         [batch.map((a) => a.claim.deliveryId), outcomes.map((o) => o.state), outcomes.map((o) => o.nextAttemptAt), batch.map((a) => a.result.status), batch.map(errorOf)],
+      );
+      // Endpoints last and in a fixed order: the lock is short, and concurrent writers never deadlock.
+      const locked = await client.query<EndpointHealthRow>(
+        `SELECT instance_id, status, failing_since, last_success_at, consecutive_failures, disabled_at, disabled_reason
+           FROM webhook_endpoints WHERE instance_id = ANY($1::text[]) ORDER BY instance_id FOR UPDATE`,
+        [[...byEndpoint.keys()]],
       );
       for (const row of locked.rows) {
         const { health, status } = foldHealth(row, byEndpoint.get(row.instance_id) ?? [], this.policy);

@@ -128,6 +128,8 @@ export class DeliveryWorker {
       .then((record) => {
         this.failing.set(claim.instanceId, record.classification.outcome !== 'success');
         this.options.onAttempt?.(record);
+        // The lane has drained to half: claim more for it now rather than at the next poll.
+        if (this.scheduler.queuedFor(claim.instanceId) + this.scheduler.activeFor(claim.instanceId) <= this.laneCap(claim.instanceId) / 2) this.wake();
         return this.recorder.record(record);
       })
       .catch((error) => this.options.logger.warn({ deliveryId: claim.deliveryId, error: String(error) }, 'webhook attempt not recorded'))
@@ -135,8 +137,6 @@ export class DeliveryWorker {
         this.inFlight--;
         const idle = this.scheduler.activeFor(claim.instanceId) === 0 && this.scheduler.queuedFor(claim.instanceId) === 0;
         if (idle) this.failing.delete(claim.instanceId);
-        // A lane drained to half: claim more for it now rather than at the next poll.
-        if (this.scheduler.queuedFor(claim.instanceId) + this.scheduler.activeFor(claim.instanceId) === Math.floor(this.laneCap(claim.instanceId) / 2)) this.wake();
       });
   }
 
