@@ -2,7 +2,10 @@
 # Seeds a demo customer with a connected simulator instance and prints how to send a first message.
 set -Eeuo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
-demo="$(npx --no-install gatewayctl demo --json 2>/dev/null)"
+sim="http://127.0.0.1:${SIM_PORT:-18090}"
+inbox="$sim/sim/inbox/demo-$(date +%s)"
+# The demo's webhook goes to the simulator's inbox, a receiver on this machine.
+demo="$(WEBHOOK_ALLOW_CIDRS="${WEBHOOK_ALLOW_CIDRS-127.0.0.0/8}" npx --no-install gatewayctl demo --json --webhook-url "$inbox" 2>/dev/null)"
 field() { node -e 'const d=JSON.parse(process.argv[1]); process.stdout.write(String(d[process.argv[2]] ?? ""))' "$demo" "$1"; }
 base="$(field base_url)"
 if [[ -z "$base" ]]; then
@@ -17,6 +20,8 @@ The gateway is running.
   API metrics         $base/metrics
   Policy consumer     http://127.0.0.1:${POLICY_PORT:-18010}/metrics
   Delivery consumer   http://127.0.0.1:${DELIVERY_PORT:-18020}/metrics
+  Instance events     http://127.0.0.1:${INSTANCE_EVENTS_PORT:-18030}/metrics
+  Webhooks            http://127.0.0.1:${WEBHOOKS_PORT:-18040}/metrics
   Instance simulator  http://127.0.0.1:${SIM_PORT:-18090}  (ledger: /sim/ledger, apikey: ${SIM_GLOBAL_API_KEY:-sim-global-key})
   Schema registry     http://127.0.0.1:${REGISTRY_PORT:-18081}/apis/ccompat/v7
 
@@ -39,6 +44,11 @@ curl -sS -X POST '$base/integrations/pbx/webhook/$(field pbx_integration_id)' \\
   -H 'X-Chat-Gateway-PBX-Secret: $(field pbx_secret)' \\
   -H 'Content-Type: application/json' \\
   -d '{"event_type":"missed_call","customer_phone":"+14155552672","call_time":"14:05"}'
+
+Customer webhook (recommended events) posts to $inbox
+  signing secret, shown once: $(field webhook_signing_secret)
+  see what arrived:  curl -s $inbox
+  attempts log:      npx gatewayctl webhook deliveries --instance $(field instance_id)
 
 Compliance: npx gatewayctl policy-log show 1   |   npx gatewayctl policy-log verify
 

@@ -14,6 +14,10 @@ START_TIMEOUT="${SERVICES_START_TIMEOUT:-90}"
 
 export API_PORT="${API_PORT:-18000}" POLICY_PORT="${POLICY_PORT:-18010}" DELIVERY_PORT="${DELIVERY_PORT:-18020}" INSTANCE_EVENTS_PORT="${INSTANCE_EVENTS_PORT:-18030}" WEBHOOKS_PORT="${WEBHOOKS_PORT:-18040}" SIM_PORT="${SIM_PORT:-18090}"
 
+# Local runs post customer webhooks to receivers on this machine (the simulator's inbox);
+# production leaves the allowlist empty.
+export WEBHOOK_ALLOW_CIDRS="${WEBHOOK_ALLOW_CIDRS-127.0.0.0/8}"
+
 # name | entry point | readiness URL
 SERVICES=(
   "instance-simulator|services/instance-simulator/src/main.ts|http://127.0.0.1:$SIM_PORT/sim/health"

@@ -9,6 +9,7 @@ import { Ledger } from './ledger.ts';
 import { NumberDirectory } from './number-directory.ts';
 import { resolveOptions } from './options.ts';
 import { Phone } from './phone.ts';
+import { registerInboxRoutes } from './routes/inbox-routes.ts';
 import { registerInstanceRoutes } from './routes/instance-routes.ts';
 import { registerMessageRoutes } from './routes/message-routes.ts';
 import { registerRootRoutes } from './routes/root-routes.ts';
@@ -105,6 +106,7 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
   registerMessageRoutes(app, context);
   registerWebhookRoutes(app, context);
   registerSimRoutes(app, context);
+  registerInboxRoutes(app);
   registerPhonePage(app, context);
 
   return { app, context };
