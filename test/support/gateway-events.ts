@@ -9,14 +9,20 @@ export interface EmittedGatewayEvent {
   body: Record<string, unknown>;
 }
 
-/** Follows the gateway-events topic (committed records only) from the beginning, collecting as it goes. */
-export async function followGatewayEvents(env: Record<string, string>): Promise<{ events: EmittedGatewayEvent[]; close(): Promise<void> }> {
+/** A Kafka client and codec for a stack's gateway-events topic. */
+export async function gatewayEventsKafka(env: Record<string, string>, clientId: string) {
   const config = loadConfig(env);
   const topics = new Topics(config.topicPrefix, config.topicPartitions);
-  const kafka = new KafkaClient({ brokers: config.kafkaBrokers, clientId: 'test-gateway-events', logger: createLogger('test-gateway-events', 'error') });
+  const kafka = new KafkaClient({ brokers: config.kafkaBrokers, clientId, logger: createLogger(clientId, 'error') });
   await kafka.ensureTopics(topics.specs());
   const codec = new EventCodec(config.schemaRegistryUrl, topics);
   await codec.init(['GatewayEventEmitted']);
+  return { config, topics, kafka, codec };
+}
+
+/** Follows the gateway-events topic (committed records only) from the beginning, collecting as it goes. */
+export async function followGatewayEvents(env: Record<string, string>): Promise<{ events: EmittedGatewayEvent[]; close(): Promise<void> }> {
+  const { config, topics, kafka, codec } = await gatewayEventsKafka(env, 'test-gateway-events');
   const events: EmittedGatewayEvent[] = [];
   const consumer = await kafka.listen({
     groupId: `${config.topicPrefix}test-gateway-events-${Date.now()}`,

@@ -1,8 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { loadConfig } from '@gw/config';
-import { EventCodec, Topics, type GatewayEventEmitted } from '@gw/events';
-import { KafkaClient } from '@gw/kafka';
-import { createLogger } from '@gw/observability';
+import type { GatewayEventEmitted } from '@gw/events';
+import { gatewayEventsKafka } from './gateway-events.ts';
 import { buildWebhookEvent, WEBHOOK_EVENT_NAMES, type WebhookEventInput, type WebhookEventName } from '@gw/webhooks';
 
 /** A valid example of each of the sixteen events' extra fields (spec 6.3). */
@@ -29,12 +27,7 @@ export { WEBHOOK_EVENT_NAMES };
 
 /** Appends gateway events (what the instance-events service emits) straight onto the topic. */
 export async function gatewayEventWriter(env: Record<string, string>) {
-  const config = loadConfig(env);
-  const topics = new Topics(config.topicPrefix, config.topicPartitions);
-  const kafka = new KafkaClient({ brokers: config.kafkaBrokers, clientId: 'test-gateway-event-writer', logger: createLogger('writer', 'error') });
-  await kafka.ensureTopics(topics.specs());
-  const codec = new EventCodec(config.schemaRegistryUrl, topics);
-  await codec.init(['GatewayEventEmitted']);
+  const { kafka, codec } = await gatewayEventsKafka(env, 'test-gateway-event-writer');
   return {
     /** Builds, encodes and appends one record per (instance, event); returns what was appended. */
     async emit(items: Array<{ customerId: string; instanceId: string; instanceName: string; event: WebhookEventName; at?: Date }>): Promise<GatewayEventEmitted[]> {
