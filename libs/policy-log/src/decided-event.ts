@@ -14,8 +14,12 @@ export function toSendCommand(event: SendRequested): SendCommand {
   };
 }
 
-/** The policy-log entry of one decision, before it is placed in its partition's hash chain. */
-export function toDecidedEvent(command: SendRequested, decision: PolicyDecision, logId: number, policyVersion: string): SendDecided {
+/**
+ * The policy-log entry of one decision, before it is placed in its partition's hash chain.
+ * `digest` is messageDigest(command.message) when the caller has it already (the decider's
+ * SendDecided carries it), which saves hashing the body twice.
+ */
+export function toDecidedEvent(command: SendRequested, decision: PolicyDecision, logId: number, policyVersion: string, digest: string = messageDigest(command.message)): SendDecided {
   const rejected = decision.decision === 'rejected';
   return {
     event_id: newEventId(),
@@ -37,7 +41,7 @@ export function toDecidedEvent(command: SendRequested, decision: PolicyDecision,
     policy_version: policyVersion,
     recipient: command.phone,
     message_purpose: command.message_purpose,
-    message_digest: messageDigest(command.message),
+    message_digest: digest,
     dispatch: rejected ? null : { instance_name: command.instance_name, phone: command.phone, text: command.message },
     partition_chain: -1,
     prev_hash: '',

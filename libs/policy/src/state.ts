@@ -27,7 +27,7 @@ export interface CustomerPolicyState {
   quota: { day: { window: string; used: number }; month: { window: string; used: number } };
   /** Instance → its token bucket level at `at`. */
   buckets: Record<string, { tokens: number; at: number }>;
-  /** Accepted sends of the last RETENTION.bulkMs, by hour: per-recipient interval and bulk detection. */
+  /** Accepted sends of the last RETENTION.bulkMs, in runs within each hour: per-recipient interval and bulk detection. */
   recent: RecentSendsHour[];
   /** Instance → hourly quality buckets, oldest first. */
   quality: Record<string, QualityBucket[]>;
@@ -45,8 +45,12 @@ export interface QualityBucket {
   failed: number;
 }
 
-/** Bumped whenever the shape of CustomerPolicyState changes (stored snapshots carry it). */
-export const STATE_VERSION = 2;
+/**
+ * Bumped whenever the shape of CustomerPolicyState changes (stored snapshots carry it). Version 3
+ * lets an hour of `recent` hold several runs; code of version 2 would insert into the wrong run,
+ * so it must refuse these snapshots (and rebuild from the log) rather than read them.
+ */
+export const STATE_VERSION = 3;
 
 /** The state of a customer nobody has told the engine anything about. */
 export function initialPolicyState(customerId: string): CustomerPolicyState {
@@ -71,14 +75,16 @@ export function initialPolicyState(customerId: string): CustomerPolicyState {
 
 
 /**
- * Brings a stored snapshot to the current shape. Version 1 (no stateVersion) kept `lastSend` and
- * `bulk` maps; they are dropped and the send memory starts empty, which forgets at most a day of
- * bulk and interval history. Anything unrecognisable returns null: rebuild it with replay(log).
+ * Brings a stored snapshot to the current shape. Version 2 kept one run per hour, which is a valid
+ * version-3 `recent` as it is. Version 1 (no stateVersion) kept `lastSend` and `bulk` maps; they
+ * are dropped and the send memory starts empty, which forgets at most a day of bulk and interval
+ * history. Anything unrecognisable returns null: rebuild it with replay(log).
  */
 export function upgradeState(snapshot: unknown): CustomerPolicyState | null {
   if (typeof snapshot !== 'object' || snapshot === null || typeof (snapshot as { customerId?: unknown }).customerId !== 'string') return null;
   const raw = snapshot as Partial<CustomerPolicyState> & { lastSend?: unknown; bulk?: unknown; customerId: string };
   if (raw.stateVersion === STATE_VERSION) return raw as CustomerPolicyState;
+  if (raw.stateVersion === 2) return { ...(raw as CustomerPolicyState), stateVersion: STATE_VERSION };
   if (raw.stateVersion !== undefined) return null;
   const { lastSend: _lastSend, bulk: _bulk, ...rest } = raw;
   return { ...initialPolicyState(raw.customerId), ...rest, stateVersion: STATE_VERSION, recent: [] };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { lastSendTo, otherRecipientsOf, rememberSend, type RecentSendsHour } from './recent-sends.ts';
+import { lastSendTo, otherRecipientsOf, rememberSend, RUN_SIZE, type RecentSend, type RecentSendsHour } from './recent-sends.ts';
 
 const H = 3_600_000;
 const send = (at: number, recipient: string, digest = 'aaaaaaaaaaaaaaaa', instanceId = 'ins_1') => ({ at, recipient, digest, instanceId });
@@ -25,5 +25,111 @@ describe('recent sends memory', () => {
     expect(otherRecipientsOf(hours, 'aaaaaaaaaaaaaaaa-full-digest', 0, 'z')).toBe(2);
     expect(otherRecipientsOf(hours, 'aaaaaaaaaaaaaaaa-full-digest', 0, 'a')).toBe(1);
     expect(otherRecipientsOf(hours, 'aaaaaaaaaaaaaaaa-full-digest', 1_500, 'z')).toBe(1);
+  });
+});
+
+/** The computations before runs and digest indexes: one sorted array per hour, read send by send. */
+const reference = {
+  remember(hours: RecentSendsHour[], s: RecentSend, clock: number): RecentSendsHour[] {
+    const hour = Math.floor(s.at / H) * H;
+    const oldestKept = clock - 24 * H;
+    const kept = hours.filter((h) => h.hour + H > oldestKept);
+    const index = kept.findIndex((h) => h.hour === hour);
+    if (index >= 0) {
+      const sends = [...kept[index]!.sends];
+      let at = sends.length;
+      while (at > 0 && sends[at - 1]!.at > s.at) at -= 1;
+      sends.splice(at, 0, s);
+      kept[index] = { hour, sends };
+    } else if (hour + H > oldestKept) {
+      kept.push({ hour, sends: [s] });
+      kept.sort((a, b) => a.hour - b.hour);
+    }
+    return kept;
+  },
+  otherRecipientsOf(hours: RecentSendsHour[], digest: string, since: number, except: string): number {
+    const seen = new Set<string>();
+    for (const s of hours.flatMap((h) => h.sends)) if (s.at > since && s.digest === digest.slice(0, 16) && s.recipient !== except) seen.add(s.recipient);
+    return seen.size;
+  },
+  lastSendTo(hours: RecentSendsHour[], instanceId: string, recipient: string, since: number): number | undefined {
+    const times = hours.flatMap((h) => h.sends).filter((s) => s.at > since && s.instanceId === instanceId && s.recipient === recipient).map((s) => s.at);
+    return times.length ? times[times.length - 1] : undefined;
+  },
+};
+
+/** A small deterministic generator (mulberry32), so a failure can be replayed. */
+function random(seed: number): () => number {
+  let a = seed;
+  return () => {
+    a = (a + 0x6d2b79f5) | 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+describe('recent sends in runs with a digest index', () => {
+  it('given a busy hour, when more than RUN_SIZE sends arrive, then the hour is split into runs and only the open run grows', () => {
+    let runs: RecentSendsHour[] = [];
+    for (let i = 0; i < RUN_SIZE * 2 + 1; i += 1) runs = rememberSend(runs, send(10 * H + i, `r${i}`), 10 * H + i);
+    expect(runs.map((r) => [r.hour, r.sends.length])).toEqual([[10 * H, RUN_SIZE], [10 * H, RUN_SIZE], [10 * H, 1]]);
+    expect(runs.flatMap((r) => r.sends).map((s) => s.at)).toEqual(Array.from({ length: RUN_SIZE * 2 + 1 }, (_, i) => 10 * H + i));
+  });
+
+  it('given a closed run, when a late send belongs inside it, then it is inserted in time order there', () => {
+    let runs: RecentSendsHour[] = [];
+    for (let i = 0; i < RUN_SIZE + 2; i += 1) runs = rememberSend(runs, send(10 * H + i * 10, `r${i}`), 10 * H + i * 10);
+    runs = rememberSend(runs, send(10 * H + 15, 'late'), 10 * H + 400);
+    expect(runs[0]!.sends.slice(0, 4).map((s) => s.recipient)).toEqual(['r0', 'r1', 'late', 'r2']);
+    expect(runs.flatMap((r) => r.sends).every((s, i, all) => i === 0 || all[i - 1]!.at <= s.at)).toBe(true);
+  });
+
+  it('given a version-2 snapshot (one big run per hour), when sends are added, then lookups still agree', () => {
+    const big: RecentSend[] = Array.from({ length: 100 }, (_, i) => send(10 * H + i, `r${i % 7}`, i % 3 === 0 ? 'aaaaaaaaaaaaaaaa' : 'bbbbbbbbbbbbbbbb'));
+    let runs: RecentSendsHour[] = JSON.parse(JSON.stringify([{ hour: 10 * H, sends: big }]));
+    let old: RecentSendsHour[] = JSON.parse(JSON.stringify(runs));
+    for (let i = 100; i < 140; i += 1) {
+      const s = send(10 * H + i, `r${i % 11}`, 'aaaaaaaaaaaaaaaa');
+      runs = rememberSend(runs, s, s.at);
+      old = reference.remember(old, s, s.at);
+    }
+    expect(runs[0]!.sends).toHaveLength(100);
+    for (const since of [10 * H - 1, 10 * H + 50, 10 * H + 120]) {
+      expect(otherRecipientsOf(runs, 'aaaaaaaaaaaaaaaa', since, 'r1')).toBe(reference.otherRecipientsOf(old, 'aaaaaaaaaaaaaaaa', since, 'r1'));
+    }
+  });
+
+  it('agrees with the send-by-send computation on random traffic with late sends, gaps and branching states', () => {
+    for (const seed of [1, 2, 3, 4, 5]) {
+      const next = random(seed);
+      let runs: RecentSendsHour[] = [];
+      let old: RecentSendsHour[] = [];
+      let clock = 0;
+      const digests = ['aaaaaaaaaaaaaaaa', 'bbbbbbbbbbbbbbbb', 'cccccccccccccccc', `${'d'.repeat(16)}`];
+      for (let i = 0; i < 1_500; i += 1) {
+        const gap = next() < 0.05 ? next() * 6 * H : next() * 60_000;
+        const late = next() < 0.1 ? next() * 2 * H : 0;
+        clock += gap;
+        const s = send(Math.round(clock - late), `+1${Math.floor(next() * 40)}`, digests[Math.floor(next() * digests.length)]!, `ins_${Math.floor(next() * 3)}`);
+        // A branch: a state a send was added to is used again (decide folds a copy to check quality).
+        if (next() < 0.1) rememberSend(runs, send(s.at, 'branch', 'aaaaaaaaaaaaaaaa'), clock);
+        runs = rememberSend(runs, s, clock);
+        old = reference.remember(old, s, clock);
+        expect(runs.flatMap((r) => r.sends)).toEqual(old.flatMap((h) => h.sends));
+        const since = clock - next() * 3 * H;
+        const digest = `${digests[Math.floor(next() * digests.length)]!}-rest-of-the-digest`;
+        const except = `+1${Math.floor(next() * 40)}`;
+        expect(otherRecipientsOf(runs, digest, since, except)).toBe(reference.otherRecipientsOf(old, digest, since, except));
+        const intervalStart = clock - next() * 600_000;
+        expect(lastSendTo(runs, s.instanceId, s.recipient, intervalStart)).toBe(reference.lastSendTo(old, s.instanceId, s.recipient, intervalStart));
+      }
+    }
+  });
+
+  it('tolerates an empty run in a stored snapshot', () => {
+    const runs: RecentSendsHour[] = [{ hour: 10 * H, sends: [send(10 * H + 1, 'a')] }, { hour: 10 * H, sends: [] }];
+    expect(otherRecipientsOf(runs, 'aaaaaaaaaaaaaaaa', 0, 'z')).toBe(1);
+    expect(rememberSend(runs, send(10 * H + 2, 'b'), 10 * H + 2).flatMap((r) => r.sends).map((s) => s.recipient)).toEqual(['a', 'b']);
   });
 });
