@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { GatewayEventEmitted } from '@gw/events';
+import type { OutgoingRecord } from '@gw/kafka';
 import { gatewayEventsKafka } from './gateway-events.ts';
 import { buildWebhookEvent, WEBHOOK_EVENT_NAMES, type WebhookEventInput, type WebhookEventName } from '@gw/webhooks';
 
@@ -25,18 +26,32 @@ export const EXAMPLE_FIELDS: Record<WebhookEventName, Record<string, unknown>> =
 
 export { WEBHOOK_EVENT_NAMES };
 
+export interface EventItem {
+  customerId: string;
+  instanceId: string;
+  instanceName: string;
+  event: WebhookEventName;
+  at?: Date;
+}
+
 /** Appends gateway events (what the instance-events service emits) straight onto the topic. */
 export async function gatewayEventWriter(env: Record<string, string>) {
   const { kafka, codec } = await gatewayEventsKafka(env, 'test-gateway-event-writer');
+  /** Builds and encodes one record per (instance, event), ready to append. */
+  const prepare = async (items: EventItem[]) => {
+    const emitted: GatewayEventEmitted[] = items.map(({ customerId, instanceId, instanceName, event, at }) => {
+      const occurred = at ?? new Date();
+      const built = buildWebhookEvent({ event, instance_id: instanceId, instance_name: instanceName, timestamp: occurred, ...EXAMPLE_FIELDS[event] } as WebhookEventInput);
+      return { event_id: randomUUID(), correlation_id: randomUUID(), occurred_at: occurred.getTime(), customer_id: customerId, instance_id: instanceId, event, payload: built.body };
+    });
+    return { emitted, records: await Promise.all(emitted.map((e) => codec.encode('GatewayEventEmitted', e))) };
+  };
   return {
+    prepare,
+    append: (records: OutgoingRecord[]) => kafka.send(records),
     /** Builds, encodes and appends one record per (instance, event); returns what was appended. */
-    async emit(items: Array<{ customerId: string; instanceId: string; instanceName: string; event: WebhookEventName; at?: Date }>): Promise<GatewayEventEmitted[]> {
-      const emitted = items.map(({ customerId, instanceId, instanceName, event, at }) => {
-        const occurred = at ?? new Date();
-        const built = buildWebhookEvent({ event, instance_id: instanceId, instance_name: instanceName, timestamp: occurred, ...EXAMPLE_FIELDS[event] } as WebhookEventInput);
-        return { event_id: randomUUID(), correlation_id: randomUUID(), occurred_at: occurred.getTime(), customer_id: customerId, instance_id: instanceId, event, payload: built.body };
-      });
-      const records = await Promise.all(emitted.map((e) => codec.encode('GatewayEventEmitted', e)));
+    async emit(items: EventItem[]): Promise<GatewayEventEmitted[]> {
+      const { emitted, records } = await prepare(items);
       await kafka.send(records);
       return emitted;
     },
