@@ -149,7 +149,29 @@ export function createSsrfGuard(options: SsrfGuardOptions = {}): SsrfGuard {
     }
   };
 
+  // The checks depend only on the URL string and this guard's settings, and every attempt to an
+  // endpoint repeats them: the verdict is remembered (bounded; callers must not modify the URL).
+  const verdicts = new Map<string, URL | WebhookDestinationError>();
   const validateUrl = (raw: string): URL => {
+    const known = verdicts.get(raw);
+    if (known instanceof URL) return known;
+    if (known) throw known;
+    let verdict: URL | WebhookDestinationError;
+    try {
+      verdict = checkUrl(raw);
+    } catch (error) {
+      if (!(error instanceof WebhookDestinationError)) throw error;
+      verdict = error;
+    }
+    if (typeof raw === 'string') {
+      if (verdicts.size >= 10_000) verdicts.clear();
+      verdicts.set(raw, verdict);
+    }
+    if (verdict instanceof WebhookDestinationError) throw verdict;
+    return verdict;
+  };
+
+  const checkUrl = (raw: string): URL => {
     if (typeof raw !== 'string' || raw.trim() === '') {
       throw new WebhookDestinationError('invalid_url', 'webhook URL is required');
     }

@@ -87,13 +87,13 @@ export class DeliveryWorker {
     }
   }
 
-  /** Deliveries held here (running or queued in a lane) at most: twice the concurrency. */
+  /** Deliveries held here (running, queued in a lane, or being recorded) at most: twice the concurrency. */
   private capacity(): number {
     return Math.max(0, this.options.concurrency * 2 - this.inFlight);
   }
 
   private laneCap(instanceId: string): number {
-    return (this.failing.get(instanceId) ? 1 : this.options.endpointConcurrency) * 2;
+    return (this.failing.get(instanceId) ? 1 : this.options.endpointConcurrency) * 4;
   }
 
   private async claimAndDispatch(): Promise<number> {
@@ -102,7 +102,7 @@ export class DeliveryWorker {
     const claims = await claimDue(this.options.pool, {
       now: this.now(),
       limit,
-      perEndpoint: this.options.endpointConcurrency * 2,
+      perEndpoint: this.options.endpointConcurrency * 4,
       leaseMs: this.options.leaseMs,
       skipInstances: this.fullLanes(),
     });
