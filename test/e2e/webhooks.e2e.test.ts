@@ -6,7 +6,7 @@ import { gatewayctl } from '../support/cli.ts';
 import { send } from '../support/http.ts';
 import { until, useStack } from '../support/suite.ts';
 import { gatewayEventWriter, WEBHOOK_EVENT_NAMES } from '../support/webhook-events.ts';
-import { startWebhookReceiver, type ReceivedWebhook, type WebhookReceiver } from '../support/webhook-receiver.ts';
+import { startWebhookReceiver, type ReceivedWebhook, type WebhookReceiver } from '../../services/instance-simulator/src/testing/webhook-receiver.ts';
 
 // A schedule of seconds instead of hours, no jitter, and an endpoint failing for 2.5 s disabled:
 // the same code paths as production, in test time.
@@ -46,7 +46,7 @@ async function cli(...args: string[]) {
 /** A customer with a connected instance whose webhook posts the given events to the receiver. */
 async function subscribed(r: WebhookReceiver, events: string): Promise<{ account: DemoAccount; secret: string; events: WebhookEventName[] }> {
   const account = await demoAccount(suite.stack);
-  const set = await cli('webhook', 'set', '--instance', account.instance_id, '--url', r.url, '--events', events);
+  const set = await cli('webhook', 'set', '--instance', account.instance_id, '--url', `${r.url}/hooks`, '--events', events);
   expect(set.code, set.stdout + set.stderr).toBe(0);
   expect(set.json.signing_secret).toMatch(/^whsec_/);
   return { account, secret: set.json.signing_secret, events: resolveSubscription(events.split(',')) };
@@ -206,7 +206,7 @@ describe('customer webhooks', () => {
     const target = await receiver();
     const r = await receiver();
     const { account } = await subscribed(r, 'recommended');
-    r.answer = () => ({ status: 302, headers: { Location: target.url } });
+    r.answer = () => ({ status: 302, headers: { Location: `${target.url}/hooks` } });
     await emit(account, ['message.received']);
     await until(async () => (await endpointStatus(account)).status === 'disabled', 20_000, 'the endpoint disabled for failing too long');
     expect(await endpointStatus(account)).toEqual({ status: 'disabled', disabled_reason: 'failing_too_long' });

@@ -1,7 +1,7 @@
 import type { Pool } from '@gw/db';
 import type { Logger } from '@gw/observability';
 import { DeliveryScheduler, type RetryPolicy, type SsrfGuard } from '@gw/webhooks';
-import { attemptDelivery, type AttemptRecord } from './attempt.ts';
+import { attemptDelivery, type AttemptDeps, type AttemptRecord } from './attempt.ts';
 import { claimDue, releaseExpiredLeases, type ClaimedDelivery } from './claims.ts';
 import { AttemptRecorder } from './recorder.ts';
 
@@ -38,9 +38,11 @@ export class DeliveryWorker {
   private wakeUp: (() => void) | null = null;
   private woken = false;
   private inFlight = 0;
+  private readonly attemptDeps: AttemptDeps;
 
   constructor(private readonly options: WorkerOptions) {
     this.now = options.now ?? Date.now;
+    this.attemptDeps = { guard: options.guard, policy: options.policy, now: this.now, secretFor: (c) => this.secret(c.signingSecretEnc) };
     this.scheduler = new DeliveryScheduler({
       globalConcurrency: options.concurrency,
       perEndpointConcurrency: (instanceId) => (this.failing.get(instanceId) ? 1 : options.endpointConcurrency),
@@ -122,9 +124,8 @@ export class DeliveryWorker {
   private dispatch(claim: ClaimedDelivery): void {
     this.inFlight++;
     this.failing.set(claim.instanceId, claim.endpointFailing);
-    const deps = { guard: this.options.guard, policy: this.options.policy, now: this.now, secretFor: (c: ClaimedDelivery) => this.secret(c.signingSecretEnc) };
     void this.scheduler
-      .run(claim.instanceId, () => attemptDelivery(claim, deps))
+      .run(claim.instanceId, () => attemptDelivery(claim, this.attemptDeps))
       .then((record) => {
         this.failing.set(claim.instanceId, record.classification.outcome !== 'success');
         this.options.onAttempt?.(record);
