@@ -57,6 +57,7 @@ export class EventCodec {
       method: 'PUT',
       headers: { 'content-type': 'application/vnd.schemaregistry.v1+json' },
       body: JSON.stringify({ compatibility }),
+      signal: AbortSignal.timeout(10_000),
     });
     // 409: the rule exists already, which is what we want.
     if (!response.ok && response.status !== 409) throw new Error(`registry refused the compatibility rule for ${subject} (HTTP ${response.status})`);

@@ -52,7 +52,9 @@ export async function createRuntime(service: string, options: RuntimeOptions = {
     },
   });
   const topics = new Topics(config.topicPrefix, config.topicPartitions);
+  logger.info({ brokers: config.kafkaBrokers }, 'starting: creating missing topics');
   await kafka.ensureTopics(topics.specs());
+  logger.info({ registry: config.schemaRegistryUrl }, 'starting: registering event schemas');
   const codec = new EventCodec(config.schemaRegistryUrl, topics);
   await codec.init();
   const pool = createPool(config.databaseUrl);
@@ -150,6 +152,8 @@ export function onShutdown(logger: Logger, stop: () => Promise<void>): void {
   process.on('SIGINT', () => handler('SIGINT'));
 }
 
+const STARTUP_TIMEOUT_MS = 60_000;
+
 /**
  * The whole life of a consumer service process: the runtime, the service's stages, the ops
  * server on host:port, and a graceful shutdown that also runs the service's own cleanup.
@@ -159,10 +163,18 @@ export async function runService(
   address: (config: Runtime['config']) => { host: string; port: number },
   start: (runtime: Runtime) => Promise<void | (() => void | Promise<void>)>,
 ): Promise<void> {
+  // A start that hangs (a broker or registry that accepts connections but never answers) ends
+  // the process with a reason, instead of leaving a silent process that never turns ready.
+  const startDeadline = setTimeout(() => {
+    process.stderr.write(`${service}: not started within ${STARTUP_TIMEOUT_MS} ms (Kafka, the schema registry or Postgres did not answer); exiting\n`);
+    process.exit(1);
+  }, STARTUP_TIMEOUT_MS);
+  startDeadline.unref();
   const runtime = await createRuntime(service);
   const cleanup = await start(runtime);
   const { host, port } = address(runtime.config);
   const ops = await startOpsServer(runtime, host, port);
+  clearTimeout(startDeadline);
   runtime.logger.info({ port }, `${service} service started`);
   onShutdown(runtime.logger, async () => {
     await ops.close();
