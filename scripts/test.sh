@@ -40,7 +40,8 @@ run_tier e2e --no-file-parallelism || status=$?
 cleanup
 started_infra=0
 
-# One closing line in the plain form CI reads: "N passed, N failed".
+# The closing lines: a TAP-style total, then the plain "N passed, N failed" alone as the very last
+# line (vitest's own per-tier summaries above are not a format CI reads).
 node -e '
   const fs = require("fs");
   let passed = 0, failed = 0;
@@ -48,6 +49,7 @@ node -e '
     const r = JSON.parse(fs.readFileSync(process.argv[1] + "/" + f, "utf8"));
     passed += r.numPassedTests; failed += r.numFailedTests + (r.numFailedTestSuites ?? 0) + (r.numRuntimeErrorTestSuites ?? 0);
   }
-  console.log(`tests: ${passed} passed, ${failed} failed`);
+  console.log(`# tests ${passed + failed}\n# pass ${passed}\n# fail ${failed}`);
+  console.log(`${passed} passed, ${failed} failed`);
 ' "$RESULTS"
 exit "$status"
