@@ -1,7 +1,7 @@
 import { Kafka, logLevel as KafkaLogLevel, CompressionTypes, type Producer, type Consumer, type LogEntry } from 'kafkajs';
 import type { Logger } from 'pino';
 import { toConsumed } from './headers.ts';
-import { GroupCommit } from './group-commit.ts';
+import { GroupCommit } from '@gw/batching';
 import { transactionCoalescer } from './transaction-coalescer.ts';
 import type {
   ConsumedRecord,

@@ -1,5 +1,5 @@
 import type { Producer } from 'kafkajs';
-import { GroupCommit } from './group-commit.ts';
+import { GroupCommit } from '@gw/batching';
 import type { OutgoingRecord } from './types.ts';
 
 export interface BatchCommit {

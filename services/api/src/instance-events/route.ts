@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
+import { BatchedLookup, GroupCommit } from '@gw/batching';
 import { ApiError } from '@gw/contract';
 import type { Pool } from '@gw/db';
 import { newEventId, type EventCodec } from '@gw/events';
@@ -26,10 +27,40 @@ interface InstanceRow {
 
 const unauthenticated = () => new ApiError('invalid_api_key', 'The instance event could not be authenticated.', {}, 401);
 
-async function loadInstance(pool: Pool, instanceId: string): Promise<InstanceRow | null> {
-  if (!/^[A-Za-z0-9_-]{1,64}$/.test(instanceId)) return null;
-  const { rows } = await pool.query<InstanceRow>('SELECT id, customer_id, name, manager_instance, webhook_token_hash FROM instances WHERE id = $1', [instanceId]);
-  return rows[0] ?? null;
+const INSTANCE_ID = /^[A-Za-z0-9_-]{1,64}$/;
+
+/** Instances by id; concurrent webhooks share one query (nothing cached: a rotated token counts at once). */
+function instanceLookup(pool: Pool): BatchedLookup<string, InstanceRow> {
+  return new BatchedLookup(async (ids) => {
+    const { rows } = await pool.query<InstanceRow>('SELECT id, customer_id, name, manager_instance, webhook_token_hash FROM instances WHERE id = ANY($1::text[])', [ids]);
+    return new Map(rows.map((row) => [row.id, row]));
+  });
+}
+
+interface Claim {
+  instanceId: string;
+  digest: string;
+  eventId: string;
+}
+
+/**
+ * Claims envelopes by (instance, digest): true for the first claim of each, false for a duplicate.
+ * Concurrent webhooks are claimed together in one statement (one commit); of two copies in one
+ * batch the first wins.
+ */
+function ingestClaims(pool: Pool): GroupCommit<Claim, boolean> {
+  return new GroupCommit<Claim, boolean>(async (claims) => {
+    const first = new Map<string, Claim>();
+    for (const claim of claims) if (!first.has(`${claim.instanceId} ${claim.digest}`)) first.set(`${claim.instanceId} ${claim.digest}`, claim);
+    const unique = [...first.values()];
+    const { rows } = await pool.query<{ event_id: string }>(
+      `INSERT INTO instance_event_ingest (instance_id, digest, event_id)
+       SELECT * FROM unnest($1::text[], $2::text[], $3::text[]) ON CONFLICT DO NOTHING RETURNING event_id`,
+      [unique.map((c) => c.instanceId), unique.map((c) => c.digest), unique.map((c) => c.eventId)],
+    );
+    const claimed = new Set(rows.map((r) => r.event_id));
+    return claims.map((claim) => claimed.has(claim.eventId));
+  });
 }
 
 /**
@@ -41,11 +72,13 @@ async function loadInstance(pool: Pool, instanceId: string): Promise<InstanceRow
  */
 export async function instanceEventsRoutes(app: FastifyInstance, deps: InstanceEventsDeps): Promise<void> {
   const clock = deps.clock ?? Date.now;
+  const instances = instanceLookup(deps.pool);
+  const claims = ingestClaims(deps.pool);
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: INSTANCE_EVENT_BODY_LIMIT }, (_request, body, done) => done(null, body));
 
   const handler = async (request: { params: { instance_id: string; token: string }; body: Buffer | undefined; log: FastifyInstance['log'] }) => {
-    const instance = await loadInstance(deps.pool, request.params.instance_id);
+    const instance = INSTANCE_ID.test(request.params.instance_id) ? await instances.get(request.params.instance_id) : undefined;
     if (!secretMatches(request.params.token, instance?.webhook_token_hash ?? null) || !instance) throw unauthenticated();
 
     const raw = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
@@ -61,11 +94,7 @@ export async function instanceEventsRoutes(app: FastifyInstance, deps: InstanceE
     const { apikey: _secret, ...recorded } = envelope as Record<string, unknown> & { event: string };
     const digest = createHash('sha256').update(raw).digest('hex');
     const eventId = newEventId();
-    const claimed = await deps.pool.query(
-      'INSERT INTO instance_event_ingest (instance_id, digest, event_id) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING RETURNING event_id',
-      [instance.id, digest, eventId],
-    );
-    if (claimed.rowCount === 0) {
+    if (!(await claims.one({ instanceId: instance.id, digest, eventId }))) {
       request.log.debug({ instance_id: instance.id, event: recorded.event, digest }, 'duplicate instance event ignored');
       return { success: true, status: 'duplicate' };
     }

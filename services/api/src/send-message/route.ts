@@ -7,7 +7,7 @@ import { newId } from '@gw/security';
 import { authenticate } from '../plugins/auth.ts';
 import { requireJson } from '../plugins/require-json.ts';
 import { claimIdempotencyKey, IDEMPOTENCY_KEY_PATTERN, requestHash } from './idempotency.ts';
-import { findOwnedInstance } from './instances.ts';
+import { instanceFinder } from './instances.ts';
 import { toResponse } from './outcome.ts';
 import type { ReplyRouter } from './reply-router.ts';
 
@@ -37,6 +37,7 @@ const errorResponses = Object.fromEntries(
 
 export async function sendMessageRoutes(app: FastifyInstance, deps: SendMessageDeps): Promise<void> {
   const clock = deps.clock ?? Date.now;
+  const findOwnedInstance = instanceFinder(deps.pool);
   app.post<{ Body: SendBody; Headers: { 'idempotency-key'?: string } }>(
     '/api/send-message',
     {
@@ -66,7 +67,7 @@ export async function sendMessageRoutes(app: FastifyInstance, deps: SendMessageD
           rule: 'international_format',
         });
       }
-      const instance = await findOwnedInstance(deps.pool, caller.customerId, body.instance_id);
+      const instance = await findOwnedInstance(caller.customerId, body.instance_id);
       if (!instance) {
         throw new ApiError('invalid_instance', 'No instance with this id or name belongs to your account.', { field: 'instance_id', value: body.instance_id });
       }

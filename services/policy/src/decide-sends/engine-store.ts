@@ -1,60 +1,13 @@
-import type { PoolClient } from '@gw/db';
+import type { Pool, PoolClient } from '@gw/db';
+import type { SendDecided } from '@gw/events';
 import { initialPolicyState, upgradeState, type CustomerPolicyState } from '@gw/policy';
-import { GENESIS_HASH } from '@gw/policy-log';
+import { GENESIS_HASH, storedCopy } from '@gw/policy-log';
+import type { BatchResult } from './run-batch.ts';
 
-/** Customer states read once per batch and written back once, all inside the batch transaction. */
-export class StateCache {
-  private readonly states = new Map<string, CustomerPolicyState>();
-  private readonly dirty = new Set<string>();
+type Queryable = Pool | PoolClient;
 
-  constructor(private readonly client: PoolClient) {}
-
-  /** Loads the states of every customer of the batch in one query. */
-  async preload(customerIds: string[]): Promise<void> {
-    const missing = [...new Set(customerIds)].filter((id) => !this.states.has(id));
-    if (missing.length === 0) return;
-    const result = await this.client.query<{ customer_id: string; state: unknown }>(
-      'SELECT customer_id, state FROM policy_state WHERE customer_id = ANY($1::text[])',
-      [missing],
-    );
-    const stored = new Map(result.rows.map((r) => [r.customer_id, r.state]));
-    for (const customerId of missing) {
-      const raw = stored.get(customerId);
-      const state = raw === undefined ? initialPolicyState(customerId) : upgradeState(raw);
-      if (!state) {
-        // A snapshot too old to upgrade: deciding on a guess would break determinism, so stop here.
-        throw new Error(`policy state of ${customerId} has an unknown shape; run "gatewayctl projections rebuild"`);
-      }
-      this.states.set(customerId, state);
-    }
-  }
-
-  async get(customerId: string): Promise<CustomerPolicyState> {
-    await this.preload([customerId]);
-    return this.states.get(customerId)!;
-  }
-
-  set(customerId: string, state: CustomerPolicyState): void {
-    this.states.set(customerId, state);
-    this.dirty.add(customerId);
-  }
-
-  /** Writes every changed state in one statement. */
-  async flush(): Promise<void> {
-    if (this.dirty.size === 0) return;
-    const ids = [...this.dirty];
-    this.dirty.clear();
-    await this.client.query(
-      `INSERT INTO policy_state (customer_id, state, updated_at)
-       SELECT id, state, now() FROM unnest($1::text[], $2::json[]) AS t(id, state)
-       ON CONFLICT (customer_id) DO UPDATE SET state = EXCLUDED.state, updated_at = now()`,
-      [ids, ids.map((id) => JSON.stringify(this.states.get(id)))],
-    );
-  }
-}
-
-/** The next offset of a partition whose effect is not yet in the projections. */
-export async function appliedOffset(client: PoolClient, topic: string, partition: number): Promise<bigint> {
+/** The next offset of a partition whose effect is not yet in the projections (row locked). */
+export async function lockAppliedOffset(client: PoolClient, topic: string, partition: number): Promise<bigint> {
   const result = await client.query<{ next_offset: string }>(
     'SELECT next_offset::text FROM policy_offsets WHERE topic = $1 AND partition = $2 FOR UPDATE',
     [topic, partition],
@@ -62,23 +15,99 @@ export async function appliedOffset(client: PoolClient, topic: string, partition
   return result.rows[0] ? BigInt(result.rows[0].next_offset) : 0n;
 }
 
-export async function saveAppliedOffset(client: PoolClient, topic: string, partition: number, next: bigint): Promise<void> {
-  await client.query(
-    `INSERT INTO policy_offsets (topic, partition, next_offset) VALUES ($1, $2, $3)
-     ON CONFLICT (topic, partition) DO UPDATE SET next_offset = EXCLUDED.next_offset`,
-    [topic, partition, next.toString()],
+/** The partition's chain head and the last log id on it (row locked). */
+export async function lockChainHead(client: PoolClient, partition: number): Promise<{ head: string; lastLogId: number }> {
+  const result = await client.query<{ head_hash: string; last_log_id: string }>(
+    'SELECT head_hash, last_log_id::text FROM policy_chain WHERE partition = $1 FOR UPDATE',
+    [partition],
   );
+  const row = result.rows[0];
+  return row ? { head: row.head_hash, lastLogId: Number(row.last_log_id) } : { head: GENESIS_HASH, lastLogId: 0 };
 }
 
-export async function chainHead(client: PoolClient, partition: number): Promise<string> {
-  const result = await client.query<{ head_hash: string }>('SELECT head_hash FROM policy_chain WHERE partition = $1 FOR UPDATE', [partition]);
-  return result.rows[0]?.head_hash ?? GENESIS_HASH;
+/** The recorded decisions of the given commands (one query for a whole batch). */
+export async function findDecisions(db: Queryable, commandIds: string[]): Promise<Map<string, SendDecided>> {
+  if (commandIds.length === 0) return new Map();
+  const result = await db.query<{ command_id: string; decision_event: SendDecided }>(
+    'SELECT command_id, decision_event FROM policy_log WHERE command_id = ANY($1::text[])',
+    [commandIds],
+  );
+  return new Map(result.rows.map((r) => [r.command_id, r.decision_event]));
 }
 
-export async function saveChainHead(client: PoolClient, partition: number, headHash: string, lastLogId: number): Promise<void> {
-  await client.query(
-    `INSERT INTO policy_chain (partition, head_hash, last_log_id) VALUES ($1, $2, $3)
-     ON CONFLICT (partition) DO UPDATE SET head_hash = EXCLUDED.head_hash, last_log_id = EXCLUDED.last_log_id`,
-    [partition, headHash, lastLogId],
-  );
+/** The stored states of these customers (the initial state for one never seen), in one query. */
+export async function loadStates(db: Queryable, customerIds: string[]): Promise<Map<string, CustomerPolicyState>> {
+  const states = new Map<string, CustomerPolicyState>();
+  if (customerIds.length === 0) return states;
+  const result = await db.query<{ customer_id: string; state: unknown }>('SELECT customer_id, state FROM policy_state WHERE customer_id = ANY($1::text[])', [customerIds]);
+  const stored = new Map(result.rows.map((r) => [r.customer_id, r.state]));
+  for (const customerId of customerIds) {
+    const raw = stored.get(customerId);
+    const state = raw === undefined ? initialPolicyState(customerId) : upgradeState(raw);
+    // A snapshot too old to upgrade: deciding on a guess would break determinism, so stop here.
+    if (!state) throw new Error(`policy state of ${customerId} has an unknown shape; run "gatewayctl projections rebuild"`);
+    states.set(customerId, state);
+  }
+  return states;
+}
+
+/** SQLSTATEs raised by policy_apply_batch: the partition moved on (GWF01), a command was decided before (GWC01). */
+export const FENCE_FAILED = 'GWF01';
+export const COMMAND_DECIDED_BEFORE = 'GWC01';
+
+export interface BatchWrite {
+  topic: string;
+  partition: number;
+  expectedOffset: bigint;
+  nextOffset: bigint;
+  expectedHead: string;
+  result: BatchResult;
+}
+
+/**
+ * Writes a batch's result in one statement (policy_apply_batch, migration 1700000000800): offset,
+ * chain head, log entries, states, quota and suppressions, or nothing if the fence fails.
+ */
+export async function applyBatch(db: Queryable, write: BatchWrite): Promise<void> {
+  const { result } = write;
+  const entries = result.entries.map((e) => ({
+    log_id: e.log_id,
+    command_id: e.correlation_id,
+    event_id: e.event_id,
+    customer_id: e.customer_id,
+    instance_id: e.instance_id,
+    message_id: e.message_id,
+    recipient: e.recipient,
+    message_purpose: e.message_purpose,
+    message_digest: e.message_digest,
+    decision: e.decision,
+    error_code: e.error_code ?? null,
+    error_message: e.error_message ?? null,
+    reasons: e.reasons,
+    policy_version: e.policy_version,
+    occurred_at: e.occurred_at,
+    // As the consumer stores it: the whole event without the message body.
+    decision_event: storedCopy(e),
+    partition_chain: e.partition_chain,
+    prev_hash: e.prev_hash,
+    entry_hash: e.entry_hash,
+  }));
+  const stateIds = [...result.states.keys()];
+  const quota = [...result.quota.values()];
+  await db.query('SELECT policy_apply_batch($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)', [
+    write.topic,
+    write.partition,
+    write.expectedOffset.toString(),
+    write.nextOffset.toString(),
+    write.expectedHead,
+    result.head,
+    result.lastLogId,
+    JSON.stringify(entries),
+    stateIds,
+    stateIds.map((id) => JSON.stringify(result.states.get(id))),
+    quota.map((q) => q.customerId),
+    quota.map((q) => q.windowKey),
+    quota.map((q) => q.used),
+    JSON.stringify(result.suppressions),
+  ]);
 }

@@ -1,26 +1,78 @@
 import { withTransaction } from '@gw/db';
-import type { AnyEvent, SendDecided } from '@gw/events';
+import type { AnyEvent } from '@gw/events';
 import type { OutgoingRecord, TransformBatch } from '@gw/kafka';
-import { POLICY_VERSION, type PolicyEvent } from '@gw/policy';
-import { engineStep, entryHash, insertEntries, ProjectionBatch, toDecidedEvent, toFactRecord } from '@gw/policy-log';
+import { toFactRecord } from '@gw/policy-log';
 import type { Runtime } from '@gw/runtime';
-import { appliedOffset, chainHead, saveAppliedOffset, saveChainHead, StateCache } from './engine-store.ts';
-import { allocateLogIds, findDecisions } from './policy-log-store.ts';
+import { applyBatch, COMMAND_DECIDED_BEFORE, FENCE_FAILED, findDecisions, loadStates, lockAppliedOffset, lockChainHead } from './engine-store.ts';
+import { LogIdBlock } from './log-ids.ts';
+import { PartitionContexts, type PartitionContext } from './partition-contexts.ts';
+import { freshCommands, runBatch, type BatchResult } from './run-batch.ts';
 
-type Output = { type: 'SendDecided'; payload: SendDecided } | { type: 'PolicyEventEmitted'; event: PolicyEvent; correlationId: string };
+export interface DecideSendsOptions {
+  /** Customer states held in memory per partition. */
+  statesPerPartition?: number;
+  /** Policy-log ids taken from the sequence at once. */
+  logIdBlock?: number;
+}
+
+type Decoded = Array<{ offset: bigint; event: AnyEvent }>;
 
 /**
- * Runs one partition's batch of the customer stream through the policy engine, in one Postgres
- * transaction: decisions become policy-log rows (hash-chained per partition), facts are folded
- * into each customer's state, and the projections follow. The offset applied is stored with them,
- * so a redelivered record never counts twice; a redelivered or repeated command re-emits its
+ * Runs one partition's batch of the customer stream through the policy engine: decisions become
+ * policy-log rows (hash-chained per partition), facts are folded into each customer's state, and
+ * the projections follow, all written by one statement together with the offset applied, so a
+ * redelivered record never counts twice and a redelivered or repeated command re-emits its
  * recorded decision (same event id, same log_id).
+ *
+ * Two paths, one result. The fast path decides from what this process wrote last for the
+ * partition (offset, chain head, customer states) and writes without reading: one round trip.
+ * The write is fenced on that offset and head, so if anything else moved the partition, or a
+ * command was decided before, nothing is written and the batch is redone on the locking path,
+ * which reads everything under row locks inside a transaction, as a process that just started does.
  */
-export function decideSends(runtime: Runtime): TransformBatch {
+export function decideSends(runtime: Pick<Runtime, 'codec' | 'pool' | 'logger' | 'metrics' | 'topics'>, options: DecideSendsOptions = {}): TransformBatch {
   const { codec, pool, logger, metrics } = runtime;
   const group = runtime.topics.group('policy');
+  const contexts = new PartitionContexts(options.statesPerPartition ?? 10_000);
+  const logIds = new LogIdBlock(options.logIdBlock ?? 256);
+
+  const fastPath = async (topic: string, partition: number, context: PartitionContext, decoded: Decoded, nextOffset: bigint): Promise<BatchResult> => {
+    const missing = [...new Set(decoded.map(({ event }) => event.payload.customer_id))].filter((id) => !context.states.has(id));
+    const loaded = await loadStates(pool, missing);
+    const noneRecorded = new Map();
+    const ids = await logIds.take(pool, freshCommands(decoded, noneRecorded), context.lastLogId);
+    const result = runBatch({
+      decoded,
+      partition,
+      applied: context.applied,
+      head: context.head,
+      recorded: noneRecorded,
+      logIds: ids,
+      stateOf: (id) => context.states.get(id) ?? loaded.get(id)!,
+    });
+    await applyBatch(pool, { topic, partition, expectedOffset: context.applied, nextOffset, expectedHead: context.head, result });
+    contexts.remember(topic, partition, { applied: nextOffset, head: result.head, lastLogId: result.lastLogId ?? context.lastLogId }, new Map([...loaded, ...result.states]));
+    return result;
+  };
+
+  const lockingPath = (topic: string, partition: number, decoded: Decoded, lastOffset: bigint): Promise<BatchResult> =>
+    withTransaction(pool, async (client) => {
+      const applied = await lockAppliedOffset(client, topic, partition);
+      const chain = await lockChainHead(client, partition);
+      const commandIds = decoded.flatMap(({ event }) => (event.type === 'SendRequested' ? [event.payload.correlation_id] : []));
+      const recorded = await findDecisions(client, commandIds);
+      const states = await loadStates(client, [...new Set(decoded.map(({ event }) => event.payload.customer_id))]);
+      const ids = await logIds.take(client, freshCommands(decoded, recorded), chain.lastLogId);
+      const result = runBatch({ decoded, partition, applied, head: chain.head, recorded, logIds: ids, stateOf: (id) => states.get(id)! });
+      const nextOffset = lastOffset + 1n > applied ? lastOffset + 1n : applied;
+      await applyBatch(client, { topic, partition, expectedOffset: applied, nextOffset, expectedHead: chain.head, result });
+      // Remembered as written; a failed commit throws past this and the context is dropped below.
+      contexts.remember(topic, partition, { applied: nextOffset, head: result.head, lastLogId: result.lastLogId ?? chain.lastLogId }, new Map([...states, ...result.states]));
+      return result;
+    });
+
   return async (records, { topic, partition }) => {
-    const decoded: Array<{ offset: bigint; event: AnyEvent }> = [];
+    const decoded: Decoded = [];
     for (const record of records) {
       try {
         const event = await codec.decode(record);
@@ -34,75 +86,39 @@ export function decideSends(runtime: Runtime): TransformBatch {
     if (records.length === 0) return [];
     const lastOffset = BigInt(records[records.length - 1]!.offset);
 
-    const outputs = await withTransaction(pool, async (client) => {
-      const out: Output[] = [];
-      const states = new StateCache(client);
-      const projections = new ProjectionBatch(client);
-      const applied = await appliedOffset(client, topic, partition);
-      let head = await chainHead(client, partition);
-      let lastLogId = -1;
-      // One round trip each for the whole batch: recorded decisions and fresh log ids.
-      const commandIds = decoded.flatMap(({ event }) => (event.type === 'SendRequested' ? [event.payload.correlation_id] : []));
-      const recorded = await findDecisions(client, commandIds);
-      const freshIds = await allocateLogIds(client, new Set(commandIds.filter((id) => !recorded.has(id))).size);
-      const entries: SendDecided[] = [];
-      await states.preload(decoded.map(({ event }) => event.payload.customer_id));
-
-      for (const { offset, event } of decoded) {
-        if (event.type === 'SendRequested') {
-          const known = recorded.get(event.payload.correlation_id);
-          if (known) {
-            metrics.eventsProcessed.inc({ group, topic: 'send-requested', outcome: 'redelivered' });
-            // The stored copy keeps no message body; the command still has it.
-            const dispatch = known.dispatch ? { ...known.dispatch, text: event.payload.message } : null;
-            out.push({ type: 'SendDecided', payload: { ...known, dispatch } });
-            continue;
-          }
-        } else if (offset < applied) {
-          continue; // a fact whose effect is already in the projections
-        }
-
-        const state = await states.get(event.payload.customer_id);
-        const step = engineStep(event, state);
-        if (step.kind === 'ignored') continue;
-        states.set(event.payload.customer_id, step.state);
-        for (const folded of step.folded) await projections.add(folded);
-
-        if (step.kind === 'decided' && event.type === 'SendRequested') {
-          const entry = toDecidedEvent(event.payload, step.decision, freshIds.shift()!, POLICY_VERSION);
-          entry.partition_chain = partition;
-          entry.prev_hash = head;
-          entry.entry_hash = entryHash(head, entry);
-          head = entry.entry_hash;
-          lastLogId = entry.log_id;
-          entries.push(entry);
-          // A repeat of this command later in the same batch re-emits this decision.
-          recorded.set(entry.correlation_id, entry);
-          out.push({ type: 'SendDecided', payload: entry });
-          metrics.eventsProcessed.inc({ group, topic: 'send-requested', outcome: entry.decision });
-          logger.debug({ correlation_id: entry.correlation_id, log_id: entry.log_id, decision: entry.decision, error_code: entry.error_code }, 'send decided');
-        }
-        for (const emitted of step.emitted) {
-          out.push({ type: 'PolicyEventEmitted', event: emitted, correlationId: event.payload.correlation_id });
-          logger.warn({ customer_id: emitted.customerId, type: emitted.type }, 'policy engine emitted a fact');
-        }
+    let result: BatchResult | undefined;
+    const context = contexts.get(topic, partition);
+    // A record below the applied offset is a redelivery: the locking path finds what it recorded.
+    if (context && decoded.every(({ offset }) => offset >= context.applied)) {
+      try {
+        result = await fastPath(topic, partition, context, decoded, lastOffset + 1n);
+      } catch (error) {
+        contexts.drop(topic, partition);
+        const code = (error as { code?: string }).code;
+        if (code !== FENCE_FAILED && code !== COMMAND_DECIDED_BEFORE) throw error;
+        logger.info({ topic, partition, reason: code === FENCE_FAILED ? 'partition moved on' : 'command decided before' }, 'policy batch redone on the locking path');
       }
+    }
+    if (!result) {
+      try {
+        result = await lockingPath(topic, partition, decoded, lastOffset);
+      } catch (error) {
+        contexts.drop(topic, partition);
+        throw error;
+      }
+    }
 
-      await insertEntries(client, entries);
-      await projections.flush();
-      await states.flush();
-      if (lastLogId >= 0) await saveChainHead(client, partition, head, lastLogId);
-      if (lastOffset + 1n > applied) await saveAppliedOffset(client, topic, partition, lastOffset + 1n);
-      return out;
-    });
-
+    for (const { topic: kind, outcome } of result.outcomes) metrics.eventsProcessed.inc({ group, topic: kind, outcome });
     const encoded: OutgoingRecord[] = [];
-    for (const output of outputs) {
-      encoded.push(
-        output.type === 'SendDecided'
-          ? await codec.encode('SendDecided', output.payload)
-          : await codec.encode('PolicyEventEmitted', toFactRecord(output.event, output.correlationId)),
-      );
+    for (const output of result.outputs) {
+      if (output.type === 'SendDecided') {
+        const entry = output.payload;
+        logger.debug({ correlation_id: entry.correlation_id, log_id: entry.log_id, decision: entry.decision, error_code: entry.error_code }, 'send decided');
+        encoded.push(await codec.encode('SendDecided', entry));
+      } else {
+        logger.warn({ customer_id: output.event.customerId, type: output.event.type }, 'policy engine emitted a fact');
+        encoded.push(await codec.encode('PolicyEventEmitted', toFactRecord(output.event, output.correlationId)));
+      }
     }
     return encoded;
   };

@@ -1,0 +1,2 @@
+export { GroupCommit } from './group-commit.ts';
+export { BatchedLookup } from './batched-lookup.ts';

@@ -1,0 +1,183 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createPool, type Pool } from '@gw/db';
+import { EventCodec, newEventId, Topics, type SendDecided, type SendRequested } from '@gw/events';
+import { createLogger, createMetrics } from '@gw/observability';
+import type { PolicyEvent } from '@gw/policy';
+import { GENESIS_HASH, toFactRecord } from '@gw/policy-log';
+import { isolate, type Isolation } from '../../../../test/support/infra.ts';
+import { decideSends } from './handler.ts';
+import { LogIdBlock } from './log-ids.ts';
+
+// The policy consumer's batch handler against real Postgres and the real schema registry, fed
+// records as Kafka hands them over. Two handlers stand for two consumer processes taking turns
+// on one partition (a rebalance), which is what the fast path's fence is for.
+let isolation: Isolation;
+let pool: Pool;
+let codec: EventCodec;
+let topics: Topics;
+const PARTITION = 3;
+const at = Date.UTC(2026, 10, 2, 9);
+let offset = 0;
+
+beforeAll(async () => {
+  isolation = await isolate();
+  pool = createPool(isolation.databaseUrl, 4);
+  topics = new Topics(isolation.topicPrefix, 6);
+  codec = new EventCodec(isolation.env.SCHEMA_REGISTRY_URL!, topics);
+  await codec.init(['SendRequested', 'PolicyInputRecorded', 'SendDecided', 'PolicyEventEmitted']);
+}, 60_000);
+
+afterAll(async () => {
+  await pool?.end();
+  await isolation?.cleanup();
+});
+
+function handler() {
+  const runtime = { codec, pool, topics, logger: createLogger('policy-test', 'warn'), metrics: createMetrics('policy-test', false) };
+  return decideSends(runtime);
+}
+
+async function records(encoded: Array<Promise<{ topic: string; key: string; value: Buffer; headers?: Record<string, string> }>>) {
+  const out = [];
+  for (const r of await Promise.all(encoded)) {
+    out.push({ topic: r.topic, partition: PARTITION, offset: String(offset++), key: r.key, value: r.value, headers: r.headers ?? {}, timestamp: String(at) });
+  }
+  return out;
+}
+
+const fact = (event: PolicyEvent) => codec.encode('PolicyInputRecorded', toFactRecord(event, `op_${randomUUID()}`));
+function command(customerId: string, n: number, correlationId = `cmd_${randomUUID()}`) {
+  const payload: SendRequested = {
+    event_id: newEventId(),
+    correlation_id: correlationId,
+    occurred_at: at + n * 60_000,
+    customer_id: customerId,
+    instance_id: 'ins_1',
+    instance_name: 'main',
+    message_id: `msg_${correlationId}`,
+    phone: `+1415555${String(1000 + n)}`,
+    message: `Your code is ${100_000 + n}`,
+    message_purpose: 'authentication',
+    source: 'api',
+    idempotency_key: null,
+  };
+  return codec.encode('SendRequested', payload);
+}
+
+function onboarding(customerId: string): PolicyEvent[] {
+  return [
+    { type: 'CustomerRegistered', customerId, at },
+    { type: 'PlanChanged', customerId, at, planId: 'scale', validUntil: at + 30 * 86_400_000, by: 'test', reason: 'test' },
+  ];
+}
+
+async function decisions(out: Array<{ value: Buffer; topic: string; key: string; headers?: Record<string, string> }>): Promise<SendDecided[]> {
+  const decoded = [];
+  for (const r of out) {
+    const event = await codec.decode({ topic: r.topic, partition: PARTITION, offset: '0', key: r.key, value: r.value, headers: r.headers ?? {}, timestamp: '0' });
+    if (event?.type === 'SendDecided') decoded.push(event.payload);
+  }
+  return decoded;
+}
+
+const chain = async () =>
+  (await pool.query<{ log_id: string; command_id: string; prev_hash: string; entry_hash: string }>('SELECT log_id::text, command_id, prev_hash, entry_hash FROM policy_log WHERE partition_chain = $1 ORDER BY log_id', [PARTITION])).rows;
+
+describe('policy batch handler', () => {
+  it('two processes taking turns on a partition keep one chain: a stale process is fenced off and redoes its batch', async () => {
+    const customer = `cus_${randomUUID().slice(0, 8)}`;
+    const a = handler();
+    const b = handler();
+    const meta = { topic: topics.name('customerEvents'), partition: PARTITION, heartbeat: async () => undefined };
+
+    const first = await decisions(await a(await records([...onboarding(customer).map(fact), command(customer, 1)]), meta));
+    const second = await decisions(await b(await records([command(customer, 2), command(customer, 3)]), meta));
+    // A still holds the partition as it left it after its first batch; B has moved it on since.
+    const third = await decisions(await a(await records([command(customer, 4)]), meta));
+
+    expect([...first, ...second, ...third].map((d) => d.decision)).toEqual(['accepted', 'accepted', 'accepted', 'accepted']);
+    const rows = await chain();
+    expect(rows.map((r) => r.command_id)).toEqual([...first, ...second, ...third].map((d) => d.correlation_id));
+    expect(rows[0]!.prev_hash).toBe(GENESIS_HASH);
+    for (let i = 1; i < rows.length; i++) expect(rows[i]!.prev_hash).toBe(rows[i - 1]!.entry_hash);
+    expect(third[0]!.prev_hash).toBe(second[1]!.entry_hash);
+    // The quota counted every accepted send once, whichever process decided it.
+    const used = await pool.query<{ used: number }>("SELECT used FROM quota_usage WHERE customer_id = $1 AND length(window_key) = 10", [customer]);
+    expect(used.rows.map((r) => r.used)).toEqual([4]);
+    const offsets = await pool.query<{ next_offset: string }>('SELECT next_offset::text FROM policy_offsets WHERE partition = $1', [PARTITION]);
+    expect(offsets.rows).toEqual([{ next_offset: String(offset) }]);
+  });
+
+  it('after its first batch a process decides from memory with one statement per batch', async () => {
+    const customer = `cus_${randomUUID().slice(0, 8)}`;
+    const statements: string[] = [];
+    const counted = new Proxy(pool, {
+      get(target, prop, receiver) {
+        if (prop === 'query') return (text: string | { text: string }, ...rest: unknown[]) => (statements.push(typeof text === 'string' ? text : text.text), (target.query as (...a: unknown[]) => unknown)(text, ...rest));
+        return Reflect.get(target, prop, receiver);
+      },
+    });
+    const run = decideSends({ codec, pool: counted, topics, logger: createLogger('policy-test', 'warn'), metrics: createMetrics('policy-test', false) }, { logIdBlock: 64 });
+    const meta = { topic: topics.name('customerEvents'), partition: PARTITION, heartbeat: async () => undefined };
+    await run(await records([...onboarding(customer).map(fact), command(customer, 1)]), meta);
+    statements.length = 0;
+    const out = await decisions(await run(await records([command(customer, 2), command(customer, 3)]), meta));
+    expect(out.map((d) => d.decision)).toEqual(['accepted', 'accepted']);
+    expect(statements).toHaveLength(1);
+    expect(statements[0]).toMatch(/policy_apply_batch/);
+  });
+
+  it('a command appended twice is decided once: the second copy re-emits the recorded decision', async () => {
+    const customer = `cus_${randomUUID().slice(0, 8)}`;
+    const run = handler();
+    const meta = { topic: topics.name('customerEvents'), partition: PARTITION, heartbeat: async () => undefined };
+    const [original] = await decisions(await run(await records([...onboarding(customer).map(fact), command(customer, 1, `cmd_twice_${customer}`)]), meta));
+    const again = await decisions(await run(await records([command(customer, 2), command(customer, 1, `cmd_twice_${customer}`)]), meta));
+    expect(again).toHaveLength(2);
+    expect(again[1]).toMatchObject({ correlation_id: original!.correlation_id, log_id: original!.log_id, event_id: original!.event_id, entry_hash: original!.entry_hash });
+    const rows = await pool.query('SELECT 1 FROM policy_log WHERE command_id = $1', [original!.correlation_id]);
+    expect(rows.rowCount).toBe(1);
+    const used = await pool.query<{ used: number }>("SELECT used FROM quota_usage WHERE customer_id = $1 AND length(window_key) = 10", [customer]);
+    expect(used.rows.map((r) => r.used)).toEqual([2]);
+  });
+
+  it('suppressions follow the facts in order within a batch, and a suppressed recipient is refused', async () => {
+    const customer = `cus_${randomUUID().slice(0, 8)}`;
+    const run = handler();
+    const meta = { topic: topics.name('customerEvents'), partition: PARTITION, heartbeat: async () => undefined };
+    const recipient = '+14155551001';
+    await run(await records(onboarding(customer).map(fact)), meta);
+    const out = await decisions(
+      await run(
+        await records([
+          fact({ type: 'RecipientSuppressed', customerId: customer, at, recipient, source: 'manual', reason: 'asked', by: 'ops' }),
+          fact({ type: 'RecipientUnsuppressed', customerId: customer, at, recipient, source: 'manual', by: 'ops' }),
+          fact({ type: 'RecipientSuppressed', customerId: customer, at, recipient, source: 'opt_out', reason: 'STOP', by: 'recipient' }),
+          command(customer, 1),
+        ]),
+        meta,
+      ),
+    );
+    expect(out.map((d) => d.error_code)).toEqual(['recipient_suppressed']);
+    const rows = await pool.query<{ source: string }>('SELECT source FROM suppressions WHERE customer_id = $1 ORDER BY source', [customer]);
+    expect(rows.rows).toEqual([{ source: 'opt_out' }]);
+  });
+
+  it('log ids come out in increasing numeric order across blocks, and above whatever a chain already holds', async () => {
+    // Blocks that cross from four digits to five: sorted as text, 10000 would come before 9996.
+    await pool.query("SELECT setval('policy_log_log_id_seq', 9990)");
+    const block = new LogIdBlock(16);
+    const taken: number[] = [];
+    for (let i = 0; i < 40; i++) taken.push(...(await block.take(pool, 1 + (i % 3), 0)));
+    for (let i = 1; i < taken.length; i++) expect(taken[i]).toBeGreaterThan(taken[i - 1]!);
+    expect(taken[0]).toBeLessThan(10_000);
+    expect(taken[taken.length - 1]).toBeGreaterThan(10_000);
+    const last = taken[taken.length - 1]!;
+    const [next] = await block.take(pool, 1, last + 1000);
+    expect(next).toBeGreaterThan(last);
+    const { rows } = await pool.query<{ v: string }>('SELECT last_value::text AS v FROM policy_log_log_id_seq');
+    expect(next).toBeLessThanOrEqual(Number(rows[0]!.v));
+  });
+});
+

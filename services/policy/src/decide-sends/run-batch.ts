@@ -1,0 +1,116 @@
+import type { AnyEvent, SendDecided } from '@gw/events';
+import { POLICY_VERSION, type CustomerPolicyState, type PolicyEvent } from '@gw/policy';
+import { engineStep, entryHash, toDecidedEvent } from '@gw/policy-log';
+
+export type Output = { type: 'SendDecided'; payload: SendDecided } | { type: 'PolicyEventEmitted'; event: PolicyEvent; correlationId: string };
+
+export type SuppressionOp =
+  | { op: 'add'; customer_id: string; recipient: string; source: string; reason: string; created_by: string; at: number }
+  | { op: 'remove'; customer_id: string; recipient: string; source: string };
+
+export interface BatchInput {
+  decoded: Array<{ offset: bigint; event: AnyEvent }>;
+  partition: number;
+  /** The partition's next offset whose effect is not yet in Postgres: facts below it are skipped. */
+  applied: bigint;
+  head: string;
+  /** Decisions already in the log, by command id: a repeated command re-emits its decision. */
+  recorded: Map<string, SendDecided>;
+  /** Fresh log ids, one per new command, in increasing order. */
+  logIds: number[];
+  stateOf(customerId: string): CustomerPolicyState;
+}
+
+export interface BatchResult {
+  outputs: Output[];
+  entries: SendDecided[];
+  /** The states this batch changed. */
+  states: Map<string, CustomerPolicyState>;
+  quota: Map<string, { customerId: string; windowKey: string; used: number }>;
+  suppressions: SuppressionOp[];
+  head: string;
+  lastLogId: number | null;
+  /** What happened to each record, for the metrics once the batch is written. */
+  outcomes: Array<{ topic: string; outcome: string }>;
+}
+
+/** The fresh command ids of a batch: each SendRequested not decided before, once. */
+export function freshCommands(decoded: BatchInput['decoded'], recorded: Map<string, SendDecided>): number {
+  const ids = new Set<string>();
+  for (const { event } of decoded) if (event.type === 'SendRequested' && !recorded.has(event.payload.correlation_id)) ids.add(event.payload.correlation_id);
+  return ids.size;
+}
+
+/**
+ * Runs one partition's batch through the policy engine in memory: decisions become hash-chained
+ * policy-log entries, facts are folded into the customers' states, and what the projections need
+ * is collected. Nothing is written here; the caller writes the result in one statement, so a
+ * batch that cannot be written leaves no trace.
+ */
+export function runBatch(input: BatchInput): BatchResult {
+  const result: BatchResult = { outputs: [], entries: [], states: new Map(), quota: new Map(), suppressions: [], head: input.head, lastLogId: null, outcomes: [] };
+  const recorded = new Map(input.recorded);
+  let nextId = 0;
+  const stateOf = (customerId: string) => result.states.get(customerId) ?? input.stateOf(customerId);
+
+  for (const { offset, event } of input.decoded) {
+    if (event.type === 'SendRequested') {
+      const known = recorded.get(event.payload.correlation_id);
+      if (known) {
+        result.outcomes.push({ topic: 'send-requested', outcome: 'redelivered' });
+        // The stored copy keeps no message body; the command still has it.
+        const dispatch = known.dispatch ? { ...known.dispatch, text: event.payload.message } : null;
+        result.outputs.push({ type: 'SendDecided', payload: { ...known, dispatch } });
+        continue;
+      }
+    } else if (offset < input.applied) {
+      continue; // a fact whose effect is already in the projections
+    }
+
+    const step = engineStep(event, stateOf(event.payload.customer_id));
+    if (step.kind === 'ignored') continue;
+    result.states.set(event.payload.customer_id, step.state);
+    for (const folded of step.folded) collectProjection(result, folded);
+
+    if (step.kind === 'decided' && event.type === 'SendRequested') {
+      const logId = input.logIds[nextId++];
+      if (logId === undefined) throw new Error('runBatch: fewer log ids than new commands');
+      const entry = toDecidedEvent(event.payload, step.decision, logId, POLICY_VERSION);
+      entry.partition_chain = input.partition;
+      entry.prev_hash = result.head;
+      entry.entry_hash = entryHash(result.head, entry);
+      result.head = entry.entry_hash;
+      result.lastLogId = entry.log_id;
+      result.entries.push(entry);
+      // A repeat of this command later in the same batch re-emits this decision.
+      recorded.set(entry.correlation_id, entry);
+      result.outputs.push({ type: 'SendDecided', payload: entry });
+      result.outcomes.push({ topic: 'send-requested', outcome: entry.decision });
+    }
+    for (const emitted of step.emitted) result.outputs.push({ type: 'PolicyEventEmitted', event: emitted, correlationId: event.payload.correlation_id });
+  }
+  return result;
+}
+
+/** Quota increments are summed per window; suppression changes are kept in order. */
+function collectProjection(result: BatchResult, event: PolicyEvent): void {
+  switch (event.type) {
+    case 'SendDecided':
+      if (event.decision !== 'accepted') return;
+      for (const windowKey of [event.quotaWindows.day, event.quotaWindows.month]) {
+        const key = `${event.customerId} ${windowKey}`;
+        const entry = result.quota.get(key) ?? { customerId: event.customerId, windowKey, used: 0 };
+        entry.used += 1;
+        result.quota.set(key, entry);
+      }
+      return;
+    case 'RecipientSuppressed':
+      result.suppressions.push({ op: 'add', customer_id: event.customerId, recipient: event.recipient, source: event.source, reason: event.reason, created_by: event.by, at: event.at });
+      return;
+    case 'RecipientUnsuppressed':
+      result.suppressions.push({ op: 'remove', customer_id: event.customerId, recipient: event.recipient, source: event.source });
+      return;
+    default:
+      return;
+  }
+}
