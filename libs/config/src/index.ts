@@ -27,7 +27,7 @@ export interface GatewayConfig {
   databaseUrl: string;
   logLevel: string;
   api: { host: string; port: number; publicBaseUrl: string; sendDeadlineMs: number; bodyLimitBytes: number; pbxReplayWindowSeconds: number };
-  policy: { host: string; port: number };
+  policy: { host: string; port: number; statesPerPartition: number; logIdBlock: number };
   delivery: { host: string; port: number; sendTimeoutMs: number; breakerResetMs: number; concurrency: number };
   /** Keyword lists are matched against an inbound message's whole text, case-insensitive. */
   instanceEvents: {
@@ -120,7 +120,7 @@ export function loadConfig(env: Env = process.env): GatewayConfig {
     consumerInstanceId: str(env, 'CONSUMER_INSTANCE_ID', '0'),
     fetchMaxWaitMs: int(env, 'KAFKA_FETCH_MAX_WAIT_MS', 50),
     lagPollMs: int(env, 'LAG_POLL_MS', 5_000),
-    exactlyOnce: str(env, 'KAFKA_EXACTLY_ONCE', 'transactions') === 'idempotent' ? 'idempotent' : 'transactions',
+    exactlyOnce: str(env, 'KAFKA_EXACTLY_ONCE', 'idempotent') === 'transactions' ? 'transactions' : 'idempotent',
     schemaRegistryUrl: str(env, 'SCHEMA_REGISTRY_URL', `http://127.0.0.1:${registryPort}/apis/ccompat/v7`),
     databaseUrl: str(env, 'DATABASE_URL', 'postgres://postgres@127.0.0.1:5432/chat_gateway'),
     logLevel: str(env, 'LOG_LEVEL', 'info'),
@@ -132,7 +132,12 @@ export function loadConfig(env: Env = process.env): GatewayConfig {
       bodyLimitBytes: int(env, 'API_BODY_LIMIT_BYTES', 64 * 1024),
       pbxReplayWindowSeconds: int(env, 'PBX_REPLAY_WINDOW_S', 300),
     },
-    policy: { host: str(env, 'POLICY_HOST', '127.0.0.1'), port: int(env, 'POLICY_PORT', 18010) },
+    policy: {
+      host: str(env, 'POLICY_HOST', '127.0.0.1'),
+      port: int(env, 'POLICY_PORT', 18010),
+      statesPerPartition: int(env, 'POLICY_STATES_PER_PARTITION', 10_000),
+      logIdBlock: int(env, 'POLICY_LOG_ID_BLOCK', 256),
+    },
     delivery: {
       host: str(env, 'DELIVERY_HOST', '127.0.0.1'),
       port: int(env, 'DELIVERY_PORT', 18020),

@@ -102,7 +102,7 @@ export class KafkaClient {
     this.logger = options.logger;
     this.sessionTimeoutMs = options.sessionTimeoutMs ?? 10_000;
     this.fetchMaxWaitMs = options.fetchMaxWaitMs ?? 50;
-    this.exactlyOnce = options.exactlyOnce ?? 'transactions';
+    this.exactlyOnce = options.exactlyOnce ?? 'idempotent';
     this.onFatal = options.onFatal;
     this.kafka = new Kafka({
       clientId: options.clientId,
@@ -196,10 +196,20 @@ export class KafkaClient {
       : null;
     const producer = transactional ? transactional.connect().then(() => transactional) : null;
     const coalescer = producer ? transactionCoalescer(producer, options.groupId, byTopic) : null;
+    // Idempotent mode: partitions that finish while an offset commit is in flight share the next one.
+    const offsetCommits = new GroupCommit<{ topic: string; partition: number; offset: string }>(async (items) => {
+      const latest = new Map<string, { topic: string; partition: number; offset: string }>();
+      for (const item of items) {
+        const key = `${item.topic}:${item.partition}`;
+        const seen = latest.get(key);
+        if (!seen || BigInt(item.offset) > BigInt(seen.offset)) latest.set(key, item);
+      }
+      await consumer.commitOffsets([...latest.values()]);
+    });
     const commit = async (outputs: OutgoingRecord[], topic: string, partition: number, nextOffset: string) => {
       if (coalescer) return coalescer.submit([{ outputs, topic, partition, nextOffset }]);
       await this.send(outputs);
-      await consumer.commitOffsets([{ topic, partition, offset: nextOffset }]);
+      await offsetCommits.one({ topic, partition, offset: nextOffset });
     };
     const running = this.trackReadiness(consumer, options.groupId, async () => {
       if (producer) await (await producer).disconnect().catch(() => undefined);

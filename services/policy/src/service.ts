@@ -3,5 +3,9 @@ import { decideSends } from './decide-sends/handler.ts';
 
 /** Starts the policy consumer: customer-events in, policy-decisions out. */
 export async function startPolicyService(runtime: Runtime): Promise<void> {
-  await runtime.runStage({ name: 'policy', topic: 'customerEvents', transform: decideSends(runtime) });
+  await runtime.runStage({
+    name: 'policy',
+    topic: 'customerEvents',
+    transform: decideSends(runtime, { statesPerPartition: runtime.config.policy.statesPerPartition, logIdBlock: runtime.config.policy.logIdBlock }),
+  });
 }
