@@ -19,6 +19,8 @@ export interface GatewayConfig {
   consumerInstanceId: string;
   /** Upper bound of a consumer fetch's wait; bounds the latency of each transactional hop. */
   fetchMaxWaitMs: number;
+  fetchMinBytes: number;
+  partitionsConcurrently: number;
   /** How often consumer lag is measured for /metrics. */
   lagPollMs: number;
   /** How consume-transform-produce stages commit: Kafka transactions, or idempotent appends then offsets. */
@@ -119,6 +121,8 @@ export function loadConfig(env: Env = process.env): GatewayConfig {
     consumerSessionTimeoutMs: int(env, 'CONSUMER_SESSION_TIMEOUT_MS', 10_000),
     consumerInstanceId: str(env, 'CONSUMER_INSTANCE_ID', '0'),
     fetchMaxWaitMs: int(env, 'KAFKA_FETCH_MAX_WAIT_MS', 50),
+    fetchMinBytes: int(env, 'KAFKA_FETCH_MIN_BYTES', 1),
+    partitionsConcurrently: int(env, 'STAGE_PARTITIONS_CONCURRENTLY', 3),
     lagPollMs: int(env, 'LAG_POLL_MS', 5_000),
     exactlyOnce: str(env, 'KAFKA_EXACTLY_ONCE', 'idempotent') === 'transactions' ? 'transactions' : 'idempotent',
     schemaRegistryUrl: str(env, 'SCHEMA_REGISTRY_URL', `http://127.0.0.1:${registryPort}/apis/ccompat/v7`),

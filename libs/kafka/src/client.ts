@@ -23,6 +23,10 @@ export interface KafkaClientOptions {
    * the delay each transactional hop can add.
    */
   fetchMaxWaitMs?: number;
+  /** A fetch waits (up to fetchMaxWaitMs) until this many bytes are there: fewer, larger batches under load. */
+  fetchMinBytes?: number;
+  /** Partition batches a stage works on at once. */
+  partitionsConcurrently?: number;
   /** Called when a consumer stops for good (an error kafkajs will not retry). */
   onFatal?: (groupId: string, error: Error) => void;
   /** 'transactions' (default): outputs and offsets commit atomically. 'idempotent': see transform(). */
@@ -92,6 +96,8 @@ export class KafkaClient {
   private readonly logger: Logger;
   private readonly sessionTimeoutMs: number;
   private readonly fetchMaxWaitMs: number;
+  private readonly fetchMinBytes: number;
+  private readonly partitionsConcurrently: number;
   private readonly exactlyOnce: 'transactions' | 'idempotent';
   private readonly onFatal: ((groupId: string, error: Error) => void) | undefined;
   private sharedProducer: Promise<Producer> | undefined;
@@ -102,6 +108,8 @@ export class KafkaClient {
     this.logger = options.logger;
     this.sessionTimeoutMs = options.sessionTimeoutMs ?? 10_000;
     this.fetchMaxWaitMs = options.fetchMaxWaitMs ?? 50;
+    this.fetchMinBytes = options.fetchMinBytes ?? 1;
+    this.partitionsConcurrently = options.partitionsConcurrently ?? 3;
     this.exactlyOnce = options.exactlyOnce ?? 'idempotent';
     this.onFatal = options.onFatal;
     this.kafka = new Kafka({
@@ -179,6 +187,7 @@ export class KafkaClient {
       groupId: options.groupId,
       sessionTimeout: this.sessionTimeoutMs,
       maxWaitTimeInMs: this.fetchMaxWaitMs,
+      minBytes: this.fetchMinBytes,
       readUncommitted: false,
     });
     // Transactions: one transactional producer per consumer instance. Its id is stable across
@@ -219,7 +228,7 @@ export class KafkaClient {
     await consumer.run({
       autoCommit: false,
       eachBatchAutoResolve: false,
-      partitionsConsumedConcurrently: options.partitionsConsumedConcurrently ?? 3,
+      partitionsConsumedConcurrently: options.partitionsConsumedConcurrently ?? this.partitionsConcurrently,
       eachBatch: async ({ batch, heartbeat, isRunning, isStale, resolveOffset }) => {
         if (!isRunning() || isStale() || batch.messages.length === 0) return;
         const records = batch.messages.map((m) => toConsumed(batch.topic, batch.partition, m));

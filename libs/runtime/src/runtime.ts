@@ -45,6 +45,8 @@ export async function createRuntime(service: string, options: RuntimeOptions = {
     logger,
     sessionTimeoutMs: config.consumerSessionTimeoutMs,
     fetchMaxWaitMs: config.fetchMaxWaitMs,
+    fetchMinBytes: config.fetchMinBytes,
+    partitionsConcurrently: config.partitionsConcurrently,
     exactlyOnce: config.exactlyOnce,
     onFatal: (groupId, error) => {
       logger.fatal({ groupId, error: String(error) }, 'consumer stopped for good; exiting so the process is restarted');
