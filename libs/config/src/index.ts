@@ -139,7 +139,7 @@ export function loadConfig(env: Env = process.env): GatewayConfig {
     policy: {
       host: str(env, 'POLICY_HOST', '127.0.0.1'),
       port: int(env, 'POLICY_PORT', 18010),
-      statesPerPartition: int(env, 'POLICY_STATES_PER_PARTITION', 10_000),
+      statesPerPartition: int(env, 'POLICY_STATES_PER_PARTITION', 2_000),
       logIdBlock: int(env, 'POLICY_LOG_ID_BLOCK', 256),
     },
     delivery: {

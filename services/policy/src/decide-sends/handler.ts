@@ -33,7 +33,7 @@ type Decoded = Array<{ offset: bigint; event: AnyEvent }>;
 export function decideSends(runtime: Pick<Runtime, 'codec' | 'pool' | 'logger' | 'metrics' | 'topics'>, options: DecideSendsOptions = {}): TransformBatch {
   const { codec, pool, logger, metrics } = runtime;
   const group = runtime.topics.group('policy');
-  const contexts = new PartitionContexts(options.statesPerPartition ?? 10_000);
+  const contexts = new PartitionContexts(options.statesPerPartition ?? 2_000);
   const logIds = new LogIdBlock(options.logIdBlock ?? 256);
 
   const fastPath = async (topic: string, partition: number, context: PartitionContext, decoded: Decoded, nextOffset: bigint): Promise<BatchResult> => {
