@@ -104,7 +104,7 @@ export async function applyBatch(db: Queryable, write: BatchWrite): Promise<void
     result.lastLogId,
     JSON.stringify(entries),
     stateIds,
-    stateIds.map((id) => JSON.stringify(result.states.get(id))),
+    JSON.stringify(stateIds.map((id) => result.states.get(id))),
     quota.map((q) => q.customerId),
     quota.map((q) => q.windowKey),
     quota.map((q) => q.used),
