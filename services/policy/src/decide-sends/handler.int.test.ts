@@ -1,13 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPool, type Pool } from '@gw/db';
-import { EventCodec, newEventId, Topics, type SendDecided, type SendRequested } from '@gw/events';
+import { EventCodec, newEventId, Topics, type SendDecided } from '@gw/events';
 import { createLogger, createMetrics } from '@gw/observability';
 import type { PolicyEvent } from '@gw/policy';
 import { GENESIS_HASH, toFactRecord } from '@gw/policy-log';
 import { isolate, type Isolation } from '../../../../test/support/infra.ts';
 import { decideSends } from './handler.ts';
 import { LogIdBlock } from './log-ids.ts';
+import { onboarding as onboardingFacts, sendRequested } from './testing.ts';
 
 // The policy consumer's batch handler against real Postgres and the real schema registry, fed
 // records as Kafka hands them over. Two handlers stand for two consumer processes taking turns
@@ -47,30 +48,9 @@ async function records(encoded: Array<Promise<{ topic: string; key: string; valu
 }
 
 const fact = (event: PolicyEvent) => codec.encode('PolicyInputRecorded', toFactRecord(event, `op_${randomUUID()}`));
-function command(customerId: string, n: number, correlationId = `cmd_${randomUUID()}`) {
-  const payload: SendRequested = {
-    event_id: newEventId(),
-    correlation_id: correlationId,
-    occurred_at: at + n * 60_000,
-    customer_id: customerId,
-    instance_id: 'ins_1',
-    instance_name: 'main',
-    message_id: `msg_${correlationId}`,
-    phone: `+1415555${String(1000 + n)}`,
-    message: `Your code is ${100_000 + n}`,
-    message_purpose: 'authentication',
-    source: 'api',
-    idempotency_key: null,
-  };
-  return codec.encode('SendRequested', payload);
-}
-
-function onboarding(customerId: string): PolicyEvent[] {
-  return [
-    { type: 'CustomerRegistered', customerId, at },
-    { type: 'PlanChanged', customerId, at, planId: 'scale', validUntil: at + 30 * 86_400_000, by: 'test', reason: 'test' },
-  ];
-}
+const command = (customerId: string, n: number, correlationId = `cmd_${randomUUID()}`) =>
+  codec.encode('SendRequested', { ...sendRequested(customerId, n, at, correlationId), event_id: newEventId() });
+const onboarding = (customerId: string) => onboardingFacts(customerId, at);
 
 async function decisions(out: Array<{ value: Buffer; topic: string; key: string; headers?: Record<string, string> }>): Promise<SendDecided[]> {
   const decoded = [];

@@ -1,35 +1,17 @@
 import { describe, expect, it } from 'vitest';
-import type { AnyEvent, SendDecided, SendRequested } from '@gw/events';
+import type { AnyEvent, SendDecided } from '@gw/events';
 import { initialPolicyState, type CustomerPolicyState, type PolicyEvent } from '@gw/policy';
 import { entryHash, GENESIS_HASH, toFactRecord } from '@gw/policy-log';
 import { freshCommands, runBatch, type BatchInput } from './run-batch.ts';
+import { onboarding as onboardingFacts, sendRequested } from './testing.ts';
 
 const CUSTOMER = 'cus_1';
 const T0 = Date.UTC(2026, 10, 22, 12);
 
-function send(n: number, correlationId = `cmd_${n}`): AnyEvent {
-  const payload: SendRequested = {
-    event_id: `evt_${correlationId}_${n}`,
-    correlation_id: correlationId,
-    occurred_at: T0 + n * 60_000,
-    customer_id: CUSTOMER,
-    instance_id: 'ins_1',
-    instance_name: 'main',
-    message_id: `msg_${correlationId}`,
-    phone: `+1415555${1000 + n}`,
-    message: `Your code is ${100_000 + n}`,
-    message_purpose: 'authentication',
-    source: 'api',
-    idempotency_key: null,
-  };
-  return { type: 'SendRequested', payload } as AnyEvent;
-}
+const send = (n: number, correlationId = `cmd_${n}`): AnyEvent => ({ type: 'SendRequested', payload: sendRequested(CUSTOMER, n, T0, correlationId) }) as AnyEvent;
 
 const fact = (event: PolicyEvent): AnyEvent => ({ type: 'PolicyInputRecorded', payload: toFactRecord(event, `op_${event.type}`) }) as AnyEvent;
-const onboarding: PolicyEvent[] = [
-  { type: 'CustomerRegistered', customerId: CUSTOMER, at: T0 - 1000 },
-  { type: 'PlanChanged', customerId: CUSTOMER, at: T0 - 1000, planId: 'scale', validUntil: T0 + 30 * 86_400_000, by: 'ops', reason: 'test' },
-];
+const onboarding = onboardingFacts(CUSTOMER, T0 - 1000);
 
 /** given the records of a batch (offsets from 0), with nothing applied or recorded yet unless said. */
 function batch(events: AnyEvent[], overrides: Partial<BatchInput> = {}): BatchInput {
