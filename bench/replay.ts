@@ -154,9 +154,10 @@ function print(r: ReplayReport): void {
       ['verify: all three checks, events (+ Postgres rows)', String(v.events), fmt(v.elapsed_ms / 1000, 2), String(v.events_per_second)],
       ...(v.phases_ms
         ? [
-            ['  (1) Postgres chain (alongside 2 and 3)', String(v.counts.db_rows), fmt(v.phases_ms.postgres / 1000, 2), String(perS(v.counts.db_rows, v.phases_ms.postgres))],
-            ['  (2) decisions topic (alongside 1 and 3)', String(v.counts.kafka_decisions), fmt(v.phases_ms.decisions / 1000, 2), String(perS(v.counts.kafka_decisions, v.phases_ms.decisions))],
-            ['  (3) replay of customer-events (worker thread)', String(v.counts.customer_events), fmt(v.phases_ms.replay / 1000, 2), String(r.verify.replayPerS ?? '-')],
+            ['  (3) replay of customer-events (first, alone: read here, decided in worker threads)', String(v.counts.customer_events), fmt(v.phases_ms.replay / 1000, 2), String(r.verify.replayPerS ?? '-')],
+            ['      before it: waiting for the worker threads to load (started with verify)', '', fmt((v.phases_ms.replay_start ?? 0) / 1000, 2), ''],
+            ['  (1) Postgres chain (after 3, alongside 2)', String(v.counts.db_rows), fmt(v.phases_ms.postgres / 1000, 2), String(perS(v.counts.db_rows, v.phases_ms.postgres))],
+            ['  (2) decisions topic (after 3, alongside 1)', String(v.counts.kafka_decisions), fmt(v.phases_ms.decisions / 1000, 2), String(perS(v.counts.kafka_decisions, v.phases_ms.decisions))],
           ]
         : []),
     ]),
@@ -187,8 +188,8 @@ function whatLimits(r: ReplayReport): string[] {
     const total = v.elapsed_ms || 1;
     const share = (ms: number) => `${Math.round((ms / total) * 100)}%`;
     notes.push(
-      `verify wall time: the three checks side by side ${share(Math.max(v.phases_ms.postgres, v.phases_ms.decisions, v.phases_ms.replay))} ` +
-        `(Postgres ${share(v.phases_ms.postgres)}, Kafka ${share(v.phases_ms.decisions)}, replay ${share(v.phases_ms.replay)}), the rest ${share(v.phases_ms.other)}.`,
+      `verify wall time: worker threads loading ${share(v.phases_ms.replay_start ?? 0)}, replay ${share(v.phases_ms.replay)} (alone), then Postgres and Kafka side by side ${share(Math.max(v.phases_ms.postgres, v.phases_ms.decisions))} ` +
+        `(Postgres ${share(v.phases_ms.postgres)}, Kafka ${share(v.phases_ms.decisions)}), the rest ${share(v.phases_ms.other)}.`,
     );
     // What the decider alone costs in the replay, at the in-process rate.
     const decideShare = (v.counts.decisions_replayed / Math.max(r.decider.decisionsPerS, 1)) * 1000;

@@ -5,10 +5,10 @@ import type { AnyEvent, EventPayloads, EventType } from './event-types.ts';
 import { AVRO_NAMESPACE, loadSchema } from './schemas.ts';
 import type { Topics } from './topics.ts';
 
-export const EVENT_TYPE_HEADER = 'event-type';
-export const CORRELATION_HEADER = 'correlation-id';
+import { CORRELATION_HEADER, EVENT_TYPE_HEADER } from './headers.ts';
+import { EVENT_TYPES, SyncRecordDecoder } from './record-decoder.ts';
 
-const ALL_TYPES: EventType[] = ['SendRequested', 'SendDecided', 'MessageDispatched', 'DeliveryFailed', 'PolicyInputRecorded', 'PolicyEventEmitted', 'PbxEventReceived', 'InstanceEventReceived', 'GatewayEventEmitted'];
+export { CORRELATION_HEADER, EVENT_TYPE_HEADER };
 
 /**
  * Encodes events in the Confluent wire format (magic byte, schema id, Avro body) with schemas
@@ -18,9 +18,11 @@ const ALL_TYPES: EventType[] = ['SendRequested', 'SendDecided', 'MessageDispatch
 export class EventCodec {
   private readonly registry: SchemaRegistry;
   private readonly schemaIds = new Map<EventType, number>();
+  private readonly decoder: SyncRecordDecoder;
 
   constructor(private readonly registryUrl: string, private readonly topics: Topics) {
     this.registry = new SchemaRegistry({ host: registryUrl, retry: { retries: 5 } });
+    this.decoder = new SyncRecordDecoder(registryUrl, this.registry);
   }
 
   static subject(topic: string, type: EventType): string {
@@ -28,7 +30,7 @@ export class EventCodec {
   }
 
   /** Registers every event schema (idempotent: the same schema keeps its id). */
-  async init(types: EventType[] = ALL_TYPES): Promise<void> {
+  async init(types: EventType[] = EVENT_TYPES): Promise<void> {
     for (const type of types) {
       const subject = EventCodec.subject(this.topics.forEvent(type), type);
       this.schemaIds.set(type, await this.register(subject, loadSchema(type)));
@@ -79,11 +81,14 @@ export class EventCodec {
     };
   }
 
+  /** The event a record carries (null: none), decoded with the writer's schema. */
   async decode(record: ConsumedRecord): Promise<AnyEvent | null> {
-    const type = record.headers[EVENT_TYPE_HEADER] as EventType | undefined;
-    if (!type || !record.value || !ALL_TYPES.includes(type)) return null;
-    const payload = await this.registry.decode(record.value);
-    return { type, payload } as AnyEvent;
+    return this.decoder.decode(record);
+  }
+
+  /** As decode, without a promise once the record's schema is known (for hot loops). */
+  decodeNow(record: ConsumedRecord): AnyEvent | null | Promise<AnyEvent | null> {
+    return this.decoder.decode(record);
   }
 }
 

@@ -3,4 +3,4 @@ export { toFactRecord, fromFactRecord } from './facts.ts';
 export { toDecidedEvent, toSendCommand } from './decided-event.ts';
 export { engineStep, type StepResult } from './engine-step.ts';
 export { insertEntries, storedCopy } from './store.ts';
-export { project, ProjectionBatch } from './projections.ts';
+export { project, ProjectionBatch, ProjectionChanges, type SuppressionOp } from './projections.ts';

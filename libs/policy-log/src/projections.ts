@@ -1,34 +1,59 @@
 import type { PoolClient } from '@gw/db';
 import type { PolicyEvent } from '@gw/policy';
 
+export type SuppressionOp =
+  | { op: 'add'; customer_id: string; recipient: string; source: string; reason: string; created_by: string; at: number }
+  | { op: 'remove'; customer_id: string; recipient: string; source: string };
+
 /**
- * Keeps the queryable suppression and quota tables in step with the events the engine folded.
- * Quota increments are summed and written once per batch (flush); suppression changes are
- * written in order as they come, since an add and a remove of one recipient must not swap.
+ * What the folded events change in the queryable suppression and quota tables: quota increments
+ * summed per customer and window, suppression changes kept in order (an add and a remove of one
+ * recipient must not swap). Pure: the policy consumer writes it with its batch statement, the
+ * projection rebuild with ProjectionBatch.
  */
+export class ProjectionChanges {
+  readonly quota = new Map<string, { customerId: string; windowKey: string; used: number }>();
+  readonly suppressions: SuppressionOp[] = [];
+
+  add(event: PolicyEvent): void {
+    switch (event.type) {
+      case 'SendDecided':
+        if (event.decision !== 'accepted') return;
+        for (const windowKey of [event.quotaWindows.day, event.quotaWindows.month]) {
+          const key = `${event.customerId} ${windowKey}`;
+          const entry = this.quota.get(key) ?? { customerId: event.customerId, windowKey, used: 0 };
+          entry.used += 1;
+          this.quota.set(key, entry);
+        }
+        return;
+      case 'RecipientSuppressed':
+        this.suppressions.push({ op: 'add', customer_id: event.customerId, recipient: event.recipient, source: event.source, reason: event.reason, created_by: event.by, at: event.at });
+        return;
+      case 'RecipientUnsuppressed':
+        this.suppressions.push({ op: 'remove', customer_id: event.customerId, recipient: event.recipient, source: event.source });
+        return;
+      default:
+        return;
+    }
+  }
+}
+
+/** Collects projection changes and writes them on flush (tools and the projection rebuild). */
 export class ProjectionBatch {
-  private readonly quota = new Map<string, { customerId: string; windowKey: string; used: number }>();
+  private changes = new ProjectionChanges();
 
   constructor(private readonly client: PoolClient) {}
 
   async add(event: PolicyEvent): Promise<void> {
-    if (event.type === 'SendDecided') {
-      if (event.decision !== 'accepted') return;
-      for (const windowKey of [event.quotaWindows.day, event.quotaWindows.month]) {
-        const key = `${event.customerId} ${windowKey}`;
-        const entry = this.quota.get(key) ?? { customerId: event.customerId, windowKey, used: 0 };
-        entry.used += 1;
-        this.quota.set(key, entry);
-      }
-      return;
-    }
-    await projectSuppression(this.client, event);
+    this.changes.add(event);
   }
 
   async flush(): Promise<void> {
-    if (this.quota.size === 0) return;
-    const rows = [...this.quota.values()];
-    this.quota.clear();
+    const { quota, suppressions } = this.changes;
+    this.changes = new ProjectionChanges();
+    for (const change of suppressions) await writeSuppression(this.client, change);
+    if (quota.size === 0) return;
+    const rows = [...quota.values()];
     await this.client.query(
       `INSERT INTO quota_usage (customer_id, window_key, used)
        SELECT * FROM unnest($1::text[], $2::text[], $3::int[])
@@ -45,20 +70,15 @@ export async function project(client: PoolClient, event: PolicyEvent): Promise<v
   await batch.flush();
 }
 
-async function projectSuppression(client: PoolClient, event: PolicyEvent): Promise<void> {
-  switch (event.type) {
-    case 'RecipientSuppressed':
-      await client.query(
-        `INSERT INTO suppressions (customer_id, recipient, source, reason, created_by, created_at)
-         VALUES ($1, $2, $3, $4, $5, to_timestamp($6 / 1000.0))
-         ON CONFLICT (customer_id, recipient, source) DO UPDATE SET reason = EXCLUDED.reason, created_by = EXCLUDED.created_by, created_at = EXCLUDED.created_at`,
-        [event.customerId, event.recipient, event.source, event.reason, event.by, event.at],
-      );
-      return;
-    case 'RecipientUnsuppressed':
-      await client.query('DELETE FROM suppressions WHERE customer_id = $1 AND recipient = $2 AND source = $3', [event.customerId, event.recipient, event.source]);
-      return;
-    default:
-      return;
+async function writeSuppression(client: PoolClient, change: SuppressionOp): Promise<void> {
+  if (change.op === 'add') {
+    await client.query(
+      `INSERT INTO suppressions (customer_id, recipient, source, reason, created_by, created_at)
+       VALUES ($1, $2, $3, $4, $5, to_timestamp($6 / 1000.0))
+       ON CONFLICT (customer_id, recipient, source) DO UPDATE SET reason = EXCLUDED.reason, created_by = EXCLUDED.created_by, created_at = EXCLUDED.created_at`,
+      [change.customer_id, change.recipient, change.source, change.reason, change.created_by, change.at],
+    );
+    return;
   }
+  await client.query('DELETE FROM suppressions WHERE customer_id = $1 AND recipient = $2 AND source = $3', [change.customer_id, change.recipient, change.source]);
 }

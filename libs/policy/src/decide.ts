@@ -2,7 +2,7 @@ import { DEFAULT_POLICY_CONFIG, policyVersionOf, type PolicyConfig } from './con
 import { messageDigest } from './digest.ts';
 import { evaluateRules } from './evaluate-rules.ts';
 import type { PolicyEvent, SendDecided } from './events.ts';
-import { evolve } from './evolve.ts';
+import { evolveRemembered } from './evolve.ts';
 import { effectivePlan } from './limits.ts';
 import { autoPauseCheck } from './quality/auto-pause.ts';
 import { RULES } from './rules/index.ts';
@@ -41,7 +41,8 @@ export function decide(command: SendCommand, state: CustomerPolicyState, config:
   };
   const decision = evaluateRules(rules, context);
   const sendDecided = toSendDecided(context, decision, config);
-  const pauses = autoPauseCheck(evolve(state, sendDecided), command.instanceId, command.occurredAt, config);
+  // The caller folds sendDecided on this same state next: evolve remembers this fold for it.
+  const pauses = autoPauseCheck(evolveRemembered(state, sendDecided), command.instanceId, command.occurredAt, config);
   return { decision, events: [sendDecided, ...pauses] };
 }
 

@@ -6,7 +6,8 @@ import type { PolicyDecision, Rule, RuleContext, RuleRecord } from './types.ts';
  */
 export function evaluateRules(rules: readonly Rule[], context: RuleContext): PolicyDecision {
   const records: RuleRecord[] = [];
-  for (const [index, rule] of rules.entries()) {
+  for (let index = 0; index < rules.length; index++) {
+    const rule = rules[index]!;
     const verdict = rule.check(context);
     records.push({ rule: verdict.rule, outcome: verdict.outcome, details: verdict.details ?? null });
     if (verdict.outcome === 'fail') {

@@ -8,6 +8,7 @@ export { RULES } from './rules/index.ts';
 export { evaluateRules } from './evaluate-rules.ts';
 export { describeRules, type RuleDescription } from './describe-rules.ts';
 export { messageDigest } from './digest.ts';
+export { detailsJson } from './details-json.ts';
 export { effectivePlan, type EffectivePlan } from './limits.ts';
 export { qualitySignals } from './quality/auto-pause.ts';
 export { DEFAULT_POLICY_CONFIG, RETENTION, policyVersionOf, validatePolicyConfig, type PolicyConfig, type AutoPauseConfig } from './config/policy-config.ts';

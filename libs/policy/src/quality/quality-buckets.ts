@@ -13,10 +13,19 @@ const emptyBucket = (hour: number): QualityBucket => ({ hour, judged: 0, violati
  */
 export function countQuality(buckets: readonly QualityBucket[] | undefined, at: number, add: Partial<Record<QualityCounter, number>>): QualityBucket[] {
   const hour = Math.floor(at / HOUR_MS) * HOUR_MS;
-  const kept = (buckets ?? []).filter((b) => b.hour > hour - RETENTION.qualityHours * HOUR_MS);
-  const index = kept.findIndex((b) => b.hour === hour);
+  const cutoff = hour - RETENTION.qualityHours * HOUR_MS;
+  // One pass: the buckets kept, and the first one of this hour among them.
+  const kept: QualityBucket[] = [];
+  let index = -1;
+  if (buckets) {
+    for (const bucket of buckets) {
+      if (!(bucket.hour > cutoff)) continue;
+      if (index < 0 && bucket.hour === hour) index = kept.length;
+      kept.push(bucket);
+    }
+  }
   const target = index >= 0 ? { ...kept[index]! } : emptyBucket(hour);
-  for (const [counter, amount] of Object.entries(add) as [QualityCounter, number][]) target[counter] += amount;
+  for (const counter of Object.keys(add) as QualityCounter[]) target[counter] += add[counter]!;
   if (index >= 0) kept[index] = target;
   else {
     kept.push(target);

@@ -101,18 +101,28 @@ export function differingFields(a: SendDecided, b: SendDecided): string[] {
 
 /**
  * Streams a query's rows in batches through a server-side cursor. Must run inside a transaction
- * (see readSnapshot), so memory stays bounded whatever the size of the log.
+ * (see readSnapshot), so memory stays bounded whatever the size of the log. With `prefetch`, the
+ * next batch is asked for before this one is handed over, so the server computes it while the
+ * caller works on this one (two batches in memory instead of one).
  */
-export async function* cursor<T>(client: PoolClient, sql: string, params: unknown[] = [], batchSize = 1000): AsyncGenerator<T[]> {
+export async function* cursor<T>(client: PoolClient, sql: string, params: unknown[] = [], batchSize = 1000, prefetch = false): AsyncGenerator<T[]> {
   const name = `compliance_${randomBytes(4).toString('hex')}`;
   await client.query(`DECLARE ${name} NO SCROLL CURSOR FOR ${sql}`, params);
+  const fetch = () => client.query<T & object>(`FETCH FORWARD ${batchSize} FROM ${name}`);
+  let next: ReturnType<typeof fetch> | null = null;
   try {
     for (;;) {
-      const result = await client.query<T & object>(`FETCH FORWARD ${batchSize} FROM ${name}`);
+      const result = await (next ?? fetch());
+      next = null;
       if (result.rows.length === 0) return;
+      if (prefetch && result.rows.length === batchSize) {
+        next = fetch();
+        next.catch(() => undefined); // awaited on the next turn, or dropped when the caller stops early
+      }
       yield result.rows as T[];
     }
   } finally {
+    if (next) await next.catch(() => undefined);
     await client.query(`CLOSE ${name}`).catch(() => undefined);
   }
 }

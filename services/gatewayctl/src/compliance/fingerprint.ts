@@ -3,7 +3,8 @@
 // with canonicalJson itself for any shape it does not expect), digests that compare copies of an
 // entry without keeping their text, and an equality that only canonicalises values that differ.
 import * as crypto from 'node:crypto';
-import type { RuleOutcome, SendDecided } from '@gw/events';
+import type { RuleOutcome, SendDecided, SendRequested } from '@gw/events';
+import { detailsJson, type PolicyDecision } from '@gw/policy';
 import { canonicalJson, chainedFields } from '@gw/policy-log';
 
 // One-shot hashing (Node >= 20.12) skips a Hash object per call, which is most of the cost of
@@ -100,20 +101,84 @@ const MISSING = { '\u0000missing': true };
 const orMissing = (value: unknown) => (value === undefined ? MISSING : value);
 
 /**
- * replayFields(entry) as a digest, written as one JSON array of the values in a fixed order: the
- * replayed and the recorded entry get the same digest exactly when their replayFields are equal
- * (the positions name the fields, so no keys need sorting), in one native JSON.stringify call.
- * Both sides of the comparison must use this same function.
+ * One value as a self-delimiting token: a string as itself (with its length), anything else as
+ * its JSON (undefined as null, as JSON.stringify writes it inside an array). Two values get the
+ * same token exactly when they have the same JSON, for the values entries hold (strings, numbers,
+ * null, MISSING), provided no string holds a lone surrogate (UTF-8 would write every one of them
+ * as U+FFFD): replay texts with a surrogate are digested from their JSON instead (see below).
+ */
+function token(value: unknown): string {
+  if (typeof value === 'string') return `s${value.length}:${value}`;
+  const json = JSON.stringify(value) ?? 'null';
+  return `j${json.length}:${json}`;
+}
+
+const SURROGATE = /[\ud800-\udfff]/;
+
+/**
+ * replayFields(entry) as a digest: the values in a fixed order (the positions name the fields, so
+ * no keys need sorting), each as a token, the reasons as their count and three tokens each. The
+ * replayed and the recorded entry get the same digest exactly when their replayFields are equal.
+ * Tokens spare escaping every detail text a second time, which writing the values as one JSON
+ * array costs (that array is still the form when a string holds a surrogate: the 'J' prefix keeps
+ * the two forms apart). Both sides of the comparison must use this function, or
+ * replayDigestOfDecision, which writes the same text for an entry it has not built.
  */
 export function replayDigestOf(entry: SendDecided): string {
-  const reasons = Array.isArray(entry.reasons) ? entry.reasons.map((r) => [orMissing(r?.rule), orMissing(r?.outcome), r?.detail ?? null]) : orMissing(entry.reasons);
+  let text =
+    token(orMissing(entry.correlation_id)) + token(orMissing(entry.customer_id)) + token(orMissing(entry.instance_id)) + token(orMissing(entry.message_id)) +
+    token(orMissing(entry.occurred_at)) + token(orMissing(entry.recipient)) + token(orMissing(entry.message_purpose)) + token(orMissing(entry.message_digest)) +
+    token(orMissing(entry.decision)) + token(entry.error_code ?? null) + token(entry.error_message ?? null);
+  const reasons: unknown = entry.reasons;
+  if (Array.isArray(reasons)) {
+    text += `r${reasons.length}:`;
+    for (const r of reasons as Array<Partial<RuleOutcome> | null | undefined>) text += token(orMissing(r?.rule)) + token(orMissing(r?.outcome)) + token(r?.detail ?? null);
+  } else {
+    text += token(orMissing(reasons));
+  }
+  text += token(orMissing(entry.policy_version)) + token(orMissing(entry.partition_chain));
+  return SURROGATE.test(text) ? sha256(`J${legacyReplayJson(entry)}`) : sha256(text);
+}
+
+/**
+ * replayDigestOf(toDecidedEvent(command, decision, -1, policyVersion, digest) placed in `partition`),
+ * without building the entry: the replay needs only the digest of what it decided (no event id,
+ * no dispatch copy). Writes the same text from the same values: each reason's detail is the text
+ * toDecidedEvent records (detailsJson).
+ */
+export function replayDigestOfDecision(command: SendRequested, decision: PolicyDecision, digest: string, policyVersion: string, partition: number): string {
+  const rejected = decision.decision === 'rejected';
+  let text =
+    token(orMissing(command.correlation_id)) + token(orMissing(command.customer_id)) + token(orMissing(command.instance_id)) + token(orMissing(command.message_id)) +
+    token(orMissing(command.occurred_at)) + token(orMissing(command.phone)) + token(orMissing(command.message_purpose)) + token(orMissing(digest)) +
+    token(orMissing(decision.decision)) + token((rejected ? decision.code : null) ?? null) + token((rejected ? decision.message : null) ?? null);
+  const rules = decision.rules;
+  text += `r${rules.length}:`;
+  for (const r of rules) text += token(orMissing(r.rule)) + token(orMissing(r.outcome)) + token(detailOf(decision, r) ?? null);
+  text += token(orMissing(policyVersion)) + token(orMissing(partition));
+  if (!SURROGATE.test(text)) return sha256(text);
   return sha256(
-    JSON.stringify([
-      orMissing(entry.correlation_id), orMissing(entry.customer_id), orMissing(entry.instance_id), orMissing(entry.message_id), orMissing(entry.occurred_at),
-      orMissing(entry.recipient), orMissing(entry.message_purpose), orMissing(entry.message_digest), orMissing(entry.decision),
-      entry.error_code ?? null, entry.error_message ?? null, reasons, orMissing(entry.policy_version), orMissing(entry.partition_chain),
-    ]),
+    `J${JSON.stringify([
+      orMissing(command.correlation_id), orMissing(command.customer_id), orMissing(command.instance_id), orMissing(command.message_id), orMissing(command.occurred_at),
+      orMissing(command.phone), orMissing(command.message_purpose), orMissing(digest), orMissing(decision.decision),
+      (rejected ? decision.code : null) ?? null, (rejected ? decision.message : null) ?? null,
+      rules.map((r) => [orMissing(r.rule), orMissing(r.outcome), detailOf(decision, r) ?? null]), orMissing(policyVersion), orMissing(partition),
+    ])}`,
   );
+}
+
+/** The detail text toDecidedEvent records for a rule of a decision. */
+const detailOf = (decision: PolicyDecision, r: PolicyDecision['rules'][number]): string | null =>
+  decision.decision === 'rejected' && r.outcome === 'fail' ? detailsJson(decision.details) : r.details ? detailsJson(r.details) : null;
+
+/** The replay fields as one JSON array (the digested form when a value holds a surrogate). */
+function legacyReplayJson(entry: SendDecided): string {
+  const reasons = Array.isArray(entry.reasons) ? entry.reasons.map((r) => [orMissing(r?.rule), orMissing(r?.outcome), r?.detail ?? null]) : orMissing(entry.reasons);
+  return JSON.stringify([
+    orMissing(entry.correlation_id), orMissing(entry.customer_id), orMissing(entry.instance_id), orMissing(entry.message_id), orMissing(entry.occurred_at),
+    orMissing(entry.recipient), orMissing(entry.message_purpose), orMissing(entry.message_digest), orMissing(entry.decision),
+    entry.error_code ?? null, entry.error_message ?? null, reasons, orMissing(entry.policy_version), orMissing(entry.partition_chain),
+  ]);
 }
 
 /** canonicalJson(value) for a flat object (values plain, or rule outcomes), written out directly; canonicalJson for anything nested deeper. */

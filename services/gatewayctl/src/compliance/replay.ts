@@ -1,5 +1,5 @@
-import type { AnyEvent, SendDecided } from '@gw/events';
-import { initialPolicyState, POLICY_VERSION, type CustomerPolicyState, type PolicyEvent } from '@gw/policy';
+import type { AnyEvent, SendDecided, SendRequested } from '@gw/events';
+import { initialPolicyState, messageDigest, POLICY_VERSION, type CustomerPolicyState, type PolicyDecision, type PolicyEvent } from '@gw/policy';
 import { engineStep, toDecidedEvent } from '@gw/policy-log';
 
 export type ReplayStep =
@@ -8,6 +8,11 @@ export type ReplayStep =
   | { kind: 'folded'; customerId: string; folded: PolicyEvent[] }
   | { kind: 'decided'; customerId: string; folded: PolicyEvent[]; expected: SendDecided }
   | { kind: 'error'; customerId: string; correlationId: string; error: string };
+
+/** A step without the entry built: what the decider decided on the command, and the body's digest. */
+export type ReplayAdvance =
+  | Exclude<ReplayStep, { kind: 'decided' }>
+  | { kind: 'decided'; customerId: string; folded: PolicyEvent[]; command: SendRequested; decision: PolicyDecision; digest: string };
 
 /**
  * Folds customer streams through engineStep exactly as the policy consumer does
@@ -21,6 +26,13 @@ export class Replayer {
   private readonly decided = new Set<string>();
 
   step(event: AnyEvent, partition: number): ReplayStep {
+    const step = this.advance(event);
+    if (step.kind !== 'decided') return step;
+    return { kind: 'decided', customerId: step.customerId, folded: step.folded, expected: expectedEntry(step.command, step.decision, step.digest, partition) };
+  }
+
+  /** step, minus building the entry the consumer would have written (the replay of verify digests the decision directly). */
+  advance(event: AnyEvent): ReplayAdvance {
     if (event.type === 'SendRequested' && this.decided.has(event.payload.correlation_id)) return { kind: 'duplicate', correlationId: event.payload.correlation_id };
     const customerId = event.payload.customer_id;
     const state = this.states.get(customerId) ?? initialPolicyState(customerId);
@@ -35,12 +47,10 @@ export class Replayer {
     this.states.set(customerId, step.state);
     if (step.kind === 'decided' && event.type === 'SendRequested') {
       this.decided.add(event.payload.correlation_id);
-      // The entry the consumer would have written, minus what only the log assigns (ids, hashes).
       // The decider's SendDecided carries the body's digest: no need to hash the body again.
       const decided = step.folded[0];
-      const expected = toDecidedEvent(event.payload, step.decision, -1, POLICY_VERSION, decided?.type === 'SendDecided' ? decided.digest : undefined);
-      expected.partition_chain = partition;
-      return { kind: 'decided', customerId, folded: step.folded, expected };
+      const digest = decided?.type === 'SendDecided' ? decided.digest : messageDigest(event.payload.message);
+      return { kind: 'decided', customerId, folded: step.folded, command: event.payload, decision: step.decision, digest };
     }
     return { kind: 'folded', customerId, folded: step.folded };
   }
@@ -49,6 +59,13 @@ export class Replayer {
   isDecided(correlationId: string): boolean {
     return this.decided.has(correlationId);
   }
+}
+
+/** The entry the consumer would have written for a decision, minus what only the log assigns (ids, hashes). */
+export function expectedEntry(command: SendRequested, decision: PolicyDecision, digest: string, partition: number): SendDecided {
+  const expected = toDecidedEvent(command, decision, -1, POLICY_VERSION, digest);
+  expected.partition_chain = partition;
+  return expected;
 }
 
 /** The fields a re-run of the decider must reproduce (everything but log ids, event ids and hashes). */

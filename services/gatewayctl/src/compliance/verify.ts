@@ -6,8 +6,9 @@ import { chainedJson, compareDigest, hashOf, recordDigest, replayDigestOf } from
 import type { KafkaInspector, PartitionRange } from '@gw/kafka';
 import type { EventCodec } from '@gw/events';
 import type { ProgressCallback } from './progress.ts';
+import { codecDecoder, SyncRecordDecoder } from './record-decoder.ts';
 import { replayFields } from './replay.ts';
-import { replayCustomerEvents, startReplay, toScopeRanges, type ReplayScope } from './replay-pass.ts';
+import { prepareReplay, replayCustomerEvents, toScopeRanges, type ReplayOutcome, type ReplayScope } from './replay-pass.ts';
 
 export type CheckName =
   | 'db_chain' // prev_hash is not the previous row's entry_hash in its partition chain
@@ -37,7 +38,7 @@ export interface VerifyOptions {
   onProgress?: ProgressCallback;
   /** Divergences kept in the report (all are counted). */
   maxDivergences?: number;
-  /** Replay in a worker thread beside the other checks (default); false keeps it on this thread. */
+  /** Replay in worker threads (default); false keeps it on this thread. */
   replayWorker?: boolean;
 }
 
@@ -62,8 +63,14 @@ export interface VerifyReport {
   events: number;
   elapsed_ms: number;
   events_per_second: number;
-  /** Wall time of each check: (1) Postgres chain, (2) decisions topic and (3) replay all run at the same time (the replay in a worker thread); other: offsets, lookups, comparisons after them. */
-  phases_ms?: { postgres: number; decisions: number; replay: number; other: number };
+  /**
+   * Wall time of each check. (3) the replay runs first, alone (this thread reads customer-events
+   * and worker threads decode and decide, the partitions shared between them), then (1) the
+   * Postgres chain and (2) the decisions topic side by side; replay_start: waiting for the worker
+   * threads to finish loading (they start with verify) before the replay could begin; other:
+   * snapshots, offsets, lookups and comparisons around them.
+   */
+  phases_ms?: { postgres: number; decisions: number; replay: number; replay_start: number; other: number };
 }
 
 interface KafkaEntry {
@@ -157,10 +164,17 @@ export async function verifyPolicyLog(deps: ComplianceDeps, options: VerifyOptio
   }
   const inScope = (partitionChain: number) => chains === null || chains.includes(partitionChain);
 
-  // (1) Postgres, in one snapshot, read while (2) reads the decisions topic: the two passes are
-  // independent until their results are compared, and each waits on its own server.
-  const phases = { postgres: 0, decisions: 0, replay: 0, other: 0 };
-  const postgresStarted = Date.now();
+  // (3) The replay's workers start loading now; they are told what to replay once the offsets are read.
+  const replayRunner = prepareReplay(deps, options.replayWorker ?? true);
+
+  // (1) Postgres, in one snapshot taken now and read once the replay is done, while (2) reads the
+  // decisions topic: the two passes are independent until their results are compared, and each
+  // waits on its own server. The replay runs alone before them: it is the CPU-bound check, and
+  // beside them it would share the cores with their decoding and hashing.
+  const phases = { postgres: 0, decisions: 0, replay: 0, replay_start: 0, other: 0 };
+  let postgresStarted = 0;
+  let releasePostgres!: (go: boolean) => void;
+  const postgresGate = new Promise<boolean>((resolve) => (releasePostgres = resolve));
   let snapshotTaken!: () => void;
   const snapshotReady = new Promise<void>((resolve) => (snapshotTaken = resolve));
   const dbRows = new Map<number, { compare: string; command_id: string; customer_id: string }>();
@@ -170,13 +184,16 @@ export async function verifyPolicyLog(deps: ComplianceDeps, options: VerifyOptio
   let decisionsRead = 0;
   let replayTotal = 0;
   let replayRead = 0;
-  const bothProgress = () => progress({ phase: 'postgres + kafka + replay', done: counts.db_rows + decisionsRead + replayRead, total: dbTotal + decisionsTotal + replayTotal });
+  const replayProgress = () => progress({ phase: 'replay', done: replayRead, total: replayTotal });
+  const bothProgress = () => progress({ phase: 'postgres + kafka', done: counts.db_rows + decisionsRead, total: dbTotal + decisionsTotal });
   const postgresPass = readSnapshot(pool, async (client) => {
     const filter = chains === null ? '' : 'WHERE partition_chain = ANY($1::int[])';
     const params = chains === null ? [] : [chains];
     dbTotal = Number((await client.query<{ n: string }>(`SELECT count(*) AS n FROM policy_log ${filter}`, params)).rows[0]?.n ?? 0);
     // The snapshot exists from the first statement on: Kafka offsets may be read from here.
     snapshotTaken();
+    if (!(await postgresGate)) throw new Error('verify stopped before the Postgres pass (the replay failed)');
+    postgresStarted = Date.now();
     const heads = new Map((await client.query<{ partition: number; head_hash: string; last_log_id: number }>('SELECT partition, head_hash, last_log_id FROM policy_chain')).rows.map((r) => [r.partition, r]));
     let chain: number | null = null;
     let prev = GENESIS_HASH;
@@ -191,7 +208,7 @@ export async function verifyPolicyLog(deps: ComplianceDeps, options: VerifyOptio
       }
     };
     // decision_event comes back only where Postgres found it differs from the columns (VERIFY_COLUMNS).
-    for await (const batch of cursor<Omit<PolicyLogRow, 'decision_event'> & { decision_event: SendDecided | null }>(client, `SELECT ${VERIFY_COLUMNS} FROM policy_log ${filter} ORDER BY partition_chain, log_id`, params)) {
+    for await (const batch of cursor<Omit<PolicyLogRow, 'decision_event'> & { decision_event: SendDecided | null }>(client, `SELECT ${VERIFY_COLUMNS} FROM policy_log ${filter} ORDER BY partition_chain, log_id`, params, 2000, true)) {
       for (const row of batch) {
         if (row.partition_chain !== chain) {
           closeChain();
@@ -221,36 +238,50 @@ export async function verifyPolicyLog(deps: ComplianceDeps, options: VerifyOptio
       }
     }
   }).finally(() => {
-    phases.postgres = Date.now() - postgresStarted;
+    phases.postgres = postgresStarted ? Date.now() - postgresStarted : 0;
   });
   postgresPass.catch(() => undefined); // awaited below; a failure surfaces there
-  await Promise.race([snapshotReady, postgresPass]);
+  const abandon = async () => {
+    releasePostgres(false);
+    await Promise.allSettled([postgresPass, replayRunner.stop()]);
+  };
+  try {
+    await Promise.race([snapshotReady, postgresPass]);
+  } catch (error) {
+    await abandon();
+    throw error;
+  }
 
   // The order of these snapshots makes the checks safe against a running consumer: every decision
   // of a command below the committed offset is on the topic below decisionEnds, and every command
   // with a row or a record is below customerEnds.
   const customerTopic = topics.name('customerEvents');
-  const committed = await kafka.committedOffsets(topics.group('policy'), customerTopic);
-  const decisionEnds = await kafka.endOffsets(topics.name('policyDecisions'));
-  const customerEnds = await kafka.endOffsets(customerTopic);
+  let decisionEnds: Map<number, PartitionRange>;
+  let outcome: ReplayOutcome;
+  let replayScope: ReplayScope;
+  try {
+    const committed = await kafka.committedOffsets(topics.group('policy'), customerTopic);
+    decisionEnds = await kafka.endOffsets(topics.name('policyDecisions'));
+    const customerEnds = await kafka.endOffsets(customerTopic);
 
-  // (3) The re-run of the decider starts now, beside (1) and (2): it needs only the offsets above,
-  // and its results are compared with theirs once all three are done.
-  const replayStarted = Date.now();
-  let replayDone = replayStarted;
-  replayTotal = total(customerEnds);
-  const replayScope: ReplayScope = {
-    topic: customerTopic,
-    ends: toScopeRanges(customerEnds),
-    committed: [...committed].map(([partition, offset]) => [partition, offset === null ? null : String(offset)]),
-    customers: customerId ? [customerId] : null,
-  };
-  const replay = startReplay(deps, replayScope, (done) => ((replayRead = done), bothProgress()), options.replayWorker ?? true);
-  const replayOutcome = replay.outcome.finally(() => {
-    replayDone = Date.now();
-    phases.replay = replayDone - replayStarted;
-  });
-  replayOutcome.catch(() => undefined); // awaited below; a failure surfaces there
+    // (3) The re-run of the decider: it needs only the offsets above, and its results are
+    // compared with those of (1) and (2) once they are done.
+    const replayStarted = Date.now();
+    replayTotal = total(customerEnds);
+    replayScope = {
+      topic: customerTopic,
+      ends: toScopeRanges(customerEnds),
+      committed: [...committed].map(([partition, offset]) => [partition, offset === null ? null : String(offset)]),
+      customers: customerId ? [customerId] : null,
+    };
+    outcome = await replayRunner.run(replayScope, (done) => ((replayRead = done), replayProgress()));
+    phases.replay_start = outcome.startMs ?? 0;
+    phases.replay = Date.now() - replayStarted - phases.replay_start;
+  } catch (error) {
+    await abandon();
+    throw error;
+  }
+  releasePostgres(true);
 
   // (2) The decisions topic.
   const kafkaEntries = new Map<number, KafkaEntry>();
@@ -260,6 +291,8 @@ export async function verifyPolicyLog(deps: ComplianceDeps, options: VerifyOptio
   // Conflicting records are described once the pass is over (from a second read of the first record).
   const conflicts: Array<{ log_id: number; later: ReturnType<typeof comparable>; partition: number; offset: string; first: KafkaEntry }> = [];
   const slotsLeft = () => max - divergences.length - conflicts.length;
+  // Decoded as EventCodec does, synchronously once a schema id is known (see record-decoder.ts).
+  const decisionsDecoder = deps.connection ? new SyncRecordDecoder(deps.connection.schemaRegistryUrl) : codecDecoder(codec);
   const decisionsPass = kafka.readToEnd(topics.name('policyDecisions'), {
     ends: decisionEnds,
     concurrency: decisionEnds.size,
@@ -268,7 +301,8 @@ export async function verifyPolicyLog(deps: ComplianceDeps, options: VerifyOptio
         decisionsRead++;
         let event: AnyEvent | null;
         try {
-          event = await codec.decode(record);
+          const decoded = decisionsDecoder.decode(record);
+          event = decoded instanceof Promise ? await decoded : decoded;
         } catch (error) {
           report(null, 'undecodable', `decisions record ${record.partition}@${record.offset}: ${(error as Error).message}`);
           continue;
@@ -313,9 +347,7 @@ export async function verifyPolicyLog(deps: ComplianceDeps, options: VerifyOptio
   });
   // Both passes settle before anything is reported or thrown.
   const [pgDone, kafkaDone] = await Promise.allSettled([postgresPass, decisionsPass]);
-  const passesDone = Date.now();
   if (pgDone.status === 'rejected' || kafkaDone.status === 'rejected') {
-    await replay.stop();
     throw pgDone.status === 'rejected' ? pgDone.reason : (kafkaDone as PromiseRejectedResult).reason;
   }
   if (conflicts.length > 0) {
@@ -366,7 +398,6 @@ export async function verifyPolicyLog(deps: ComplianceDeps, options: VerifyOptio
 
 
   // (3) The replay's decisions against the recorded ones.
-  const outcome = await replayOutcome;
   counts.customer_events = outcome.customerEvents;
   counts.undecodable_customer_events = outcome.undecodable;
   counts.duplicate_commands = outcome.duplicateCommands;
@@ -430,7 +461,7 @@ export async function verifyPolicyLog(deps: ComplianceDeps, options: VerifyOptio
   }
 
   const elapsed = Date.now() - started;
-  phases.other = Math.max(0, elapsed - (Math.max(passesDone, replayDone) - postgresStarted));
+  phases.other = Math.max(0, elapsed - phases.replay_start - phases.replay - Math.max(phases.postgres, phases.decisions));
   const events = counts.db_rows + decisionsRead + outcome.read;
   return {
     ok: divergenceCount === 0,

@@ -1,12 +1,10 @@
 import type { AnyEvent, SendDecided } from '@gw/events';
 import { POLICY_VERSION, type CustomerPolicyState, type PolicyEvent } from '@gw/policy';
-import { engineStep, entryHash, toDecidedEvent } from '@gw/policy-log';
+import { engineStep, entryHash, ProjectionChanges, toDecidedEvent, type SuppressionOp } from '@gw/policy-log';
 
 export type Output = { type: 'SendDecided'; payload: SendDecided } | { type: 'PolicyEventEmitted'; event: PolicyEvent; correlationId: string };
 
-export type SuppressionOp =
-  | { op: 'add'; customer_id: string; recipient: string; source: string; reason: string; created_by: string; at: number }
-  | { op: 'remove'; customer_id: string; recipient: string; source: string };
+export type { SuppressionOp };
 
 export interface BatchInput {
   decoded: Array<{ offset: bigint; event: AnyEvent }>;
@@ -48,7 +46,8 @@ export function freshCommands(decoded: BatchInput['decoded'], recorded: Map<stri
  * batch that cannot be written leaves no trace.
  */
 export function runBatch(input: BatchInput): BatchResult {
-  const result: BatchResult = { outputs: [], entries: [], states: new Map(), quota: new Map(), suppressions: [], head: input.head, lastLogId: null, outcomes: [] };
+  const projections = new ProjectionChanges();
+  const result: BatchResult = { outputs: [], entries: [], states: new Map(), quota: projections.quota, suppressions: projections.suppressions, head: input.head, lastLogId: null, outcomes: [] };
   const recorded = new Map(input.recorded);
   let nextId = 0;
   const stateOf = (customerId: string) => result.states.get(customerId) ?? input.stateOf(customerId);
@@ -70,7 +69,7 @@ export function runBatch(input: BatchInput): BatchResult {
     const step = engineStep(event, stateOf(event.payload.customer_id));
     if (step.kind === 'ignored') continue;
     result.states.set(event.payload.customer_id, step.state);
-    for (const folded of step.folded) collectProjection(result, folded);
+    for (const folded of step.folded) projections.add(folded);
 
     if (step.kind === 'decided' && event.type === 'SendRequested') {
       const logId = input.logIds[nextId++];
@@ -90,27 +89,4 @@ export function runBatch(input: BatchInput): BatchResult {
     for (const emitted of step.emitted) result.outputs.push({ type: 'PolicyEventEmitted', event: emitted, correlationId: event.payload.correlation_id });
   }
   return result;
-}
-
-/** Quota increments are summed per window; suppression changes are kept in order. */
-function collectProjection(result: BatchResult, event: PolicyEvent): void {
-  switch (event.type) {
-    case 'SendDecided':
-      if (event.decision !== 'accepted') return;
-      for (const windowKey of [event.quotaWindows.day, event.quotaWindows.month]) {
-        const key = `${event.customerId} ${windowKey}`;
-        const entry = result.quota.get(key) ?? { customerId: event.customerId, windowKey, used: 0 };
-        entry.used += 1;
-        result.quota.set(key, entry);
-      }
-      return;
-    case 'RecipientSuppressed':
-      result.suppressions.push({ op: 'add', customer_id: event.customerId, recipient: event.recipient, source: event.source, reason: event.reason, created_by: event.by, at: event.at });
-      return;
-    case 'RecipientUnsuppressed':
-      result.suppressions.push({ op: 'remove', customer_id: event.customerId, recipient: event.recipient, source: event.source });
-      return;
-    default:
-      return;
-  }
 }

@@ -1,0 +1,3 @@
+/** Record headers every event carries. */
+export const EVENT_TYPE_HEADER = 'event-type';
+export const CORRELATION_HEADER = 'correlation-id';

@@ -1,0 +1,128 @@
+// The replay's digests and its shares, over random inputs: a digest must match exactly when the
+// replay fields match (the comparison verify rests on), whichever way it was computed.
+import { describe, expect, it } from 'vitest';
+import type { SendDecided, SendRequested } from '@gw/events';
+import { canonicalJson } from '@gw/policy-log';
+import { POLICY_VERSION, type PolicyDecision } from '@gw/policy';
+import { replayDigestOf, replayDigestOfDecision } from './fingerprint.ts';
+import { mergeOutcomes, splitScope, type ReplayOutcome, type ReplayScope } from './replay-pass.ts';
+import { expectedEntry, replayFields } from './replay.ts';
+
+function random(seed: number) {
+  let s = seed >>> 0;
+  const next = () => ((s = (Math.imul(s, 1_103_515_245) + 12_345) >>> 0) / 2 ** 32);
+  return { next, int: (n: number) => Math.floor(next() * n), pick: <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)]! };
+}
+type Rng = ReturnType<typeof random>;
+
+// Strings that are hard to keep apart: quotes, escapes, separators the digest text uses, digits
+// that look like lengths, surrogates alone and in pairs, the replacement character.
+const STRINGS = ['', 'a', 'ab', 'a"b', 'a\\b', '"', '\\', 's1:a', 'j4:null', 'r0:', ':', '1', '12', 'null', '\n', '\u0000', '\ud800', '\udc00', '\ufffd', '😀', '\ud83d', 'é', '{"a":1}'];
+const value = (rng: Rng): unknown => {
+  const x = rng.next();
+  if (x < 0.55) return rng.pick(STRINGS);
+  if (x < 0.7) return rng.pick([0, 1, -1, 1.5, 12, 1e21, Number.NaN, Number.POSITIVE_INFINITY]);
+  if (x < 0.8) return null;
+  if (x < 0.87) return undefined;
+  if (x < 0.93) return rng.pick([true, false]);
+  return rng.pick([{ a: 1 }, [1, 'a'], { detail: 'x' }]);
+};
+
+/** A recorded entry with random (often odd) values in the replay fields, as a forged record might hold. */
+function randomEntry(rng: Rng, from?: SendDecided): SendDecided {
+  const entry: Record<string, unknown> = from ? { ...from, reasons: Array.isArray(from.reasons) ? from.reasons.map((r) => ({ ...r })) : from.reasons } : {};
+  const fields = ['correlation_id', 'customer_id', 'instance_id', 'message_id', 'occurred_at', 'recipient', 'message_purpose', 'message_digest', 'decision', 'error_code', 'error_message', 'policy_version', 'partition_chain'];
+  for (const field of fields) if (!from || rng.next() < 0.08) entry[field] = value(rng);
+  if (!from || rng.next() < 0.15) {
+    entry.reasons = rng.next() < 0.1 ? value(rng) : Array.from({ length: rng.int(4) }, () => (rng.next() < 0.05 ? value(rng) : { rule: value(rng), outcome: value(rng), detail: value(rng) }));
+  } else if (Array.isArray(entry.reasons) && entry.reasons.length > 0 && rng.next() < 0.2) {
+    const r = entry.reasons[rng.int(entry.reasons.length)] as Record<string, unknown>;
+    if (r && typeof r === 'object') r[rng.pick(['rule', 'outcome', 'detail'])] = value(rng);
+  }
+  return entry as unknown as SendDecided;
+}
+
+/** What the digest must tell apart: the replay fields, compared as canonical JSON (what verify reports on), reasons as they are when not a list. */
+function fieldsOf(e: SendDecided): unknown {
+  const reasons: unknown = e.reasons;
+  const listed = Array.isArray(reasons) ? reasons.map((r: Partial<{ rule: unknown; outcome: unknown; detail: unknown }> | null) => ({ rule: r?.rule, outcome: r?.outcome, detail: r?.detail ?? null })) : reasons;
+  return { ...replayFields({ ...e, reasons: [] }), reasons: listed };
+}
+const sameFields = (a: SendDecided, b: SendDecided) => canonicalJson(fieldsOf(a)) === canonicalJson(fieldsOf(b));
+
+describe('replay digests', () => {
+  it('two entries get the same digest exactly when their replay fields are equal', () => {
+    const rng = random(11);
+    let equalPairs = 0;
+    for (let i = 0; i < 20_000; i++) {
+      const a = randomEntry(rng);
+      const b = rng.next() < 0.6 ? randomEntry(rng, a) : randomEntry(rng);
+      const same = sameFields(a, b);
+      if (same) equalPairs++;
+      expect(replayDigestOf(a) === replayDigestOf(b), JSON.stringify([a, b])).toBe(same);
+    }
+    expect(equalPairs).toBeGreaterThan(2_000);
+  });
+
+  it('a lone surrogate and the replacement character UTF-8 would write for it stay apart', () => {
+    const base = { correlation_id: 'c', reasons: [] } as unknown as SendDecided;
+    expect(replayDigestOf({ ...base, correlation_id: '\ud800' })).not.toBe(replayDigestOf({ ...base, correlation_id: '\ufffd' }));
+    expect(replayDigestOf({ ...base, correlation_id: '\udc00x' })).not.toBe(replayDigestOf({ ...base, correlation_id: '\ud800x' }));
+  });
+
+  it('replayDigestOfDecision equals the digest of the entry the consumer would write for that decision', () => {
+    const rng = random(12);
+    const rules = ['module_enabled', 'active_plan', 'daily_limit', 'velocity', 'content_policy'];
+    for (let i = 0; i < 5_000; i++) {
+      const command: SendRequested = {
+        event_id: `e${i}`, correlation_id: String(rng.pick(STRINGS)) + i, occurred_at: rng.int(2 ** 41), customer_id: rng.pick(STRINGS), instance_id: rng.pick(STRINGS),
+        instance_name: 'n', message_id: rng.pick(STRINGS), phone: rng.pick(STRINGS), message: 'body', message_purpose: rng.pick(STRINGS), source: 'api', idempotency_key: null,
+      };
+      const records = rules.map((rule) => ({ rule, outcome: rng.pick(['pass', 'fail', 'skipped'] as const), details: rng.next() < 0.3 ? null : rng.next() < 0.5 ? Object.freeze({ k: rng.pick(STRINGS) }) : { n: rng.int(100), s: rng.pick(STRINGS) } }));
+      const decision: PolicyDecision = rng.next() < 0.5
+        ? { decision: 'accepted', rules: records }
+        : { decision: 'rejected', code: 'policy_violation', message: rng.pick(STRINGS), details: { rule: 'x', reason: rng.pick(STRINGS) }, rules: records };
+      const digest = rng.pick(STRINGS);
+      const partition = rng.int(6);
+      expect(replayDigestOfDecision(command, decision, digest, POLICY_VERSION, partition)).toBe(replayDigestOf(expectedEntry(command, decision, digest, partition)));
+    }
+  });
+});
+
+describe('replay shares', () => {
+  const scope: ReplayScope = {
+    topic: 't',
+    ends: [[0, '0', '100'], [1, '10', '20'], [2, '0', '0'], [3, '5', '400'], [4, '0', '90'], [5, '0', '95']],
+    committed: [[0, '100']],
+    customers: null,
+  };
+
+  it('splits the partitions into balanced shares that cover each once', () => {
+    for (const parts of [1, 2, 3, 6, 9]) {
+      const shares = splitScope(scope, parts);
+      expect(shares.length).toBe(Math.min(parts, 6));
+      expect(shares.flatMap((s) => s.partitions!).sort()).toEqual([0, 1, 2, 3, 4, 5]);
+      for (const share of shares) expect({ ...share, partitions: undefined }).toEqual({ ...scope, partitions: undefined });
+    }
+    const [big, rest] = splitScope(scope, 2);
+    expect(big!.partitions).toEqual([3]); // 395 records against 100 + 10 + 0 + 90 + 95
+    expect(rest!.partitions).toEqual([0, 1, 2, 4, 5]);
+    // A share of a share splits only its own partitions.
+    expect(splitScope(rest!, 2).flatMap((s) => s.partitions!).sort()).toEqual([0, 1, 2, 4, 5]);
+  });
+
+  it('merges outcomes as one replay would count them; a command id decided in two shares counts once', () => {
+    const outcome = (o: Partial<ReplayOutcome>): ReplayOutcome => ({ read: 0, customerEvents: 0, undecodable: 0, duplicateCommands: 0, decided: [], pending: [], errors: [], kept: [], elapsedMs: 0, ...o });
+    const merged = mergeOutcomes([
+      outcome({ read: 5, customerEvents: 4, undecodable: 1, duplicateCommands: 1, decided: [['a', 'd1', 0, '1', 'c1'], ['b', 'd2', 0, '2', 'c1']], pending: ['p'], elapsedMs: 30 }),
+      outcome({ read: 3, customerEvents: 3, decided: [['b', 'd3', 1, '7', 'c2'], ['c', 'd4', 1, '8', 'c2']], errors: [{ eventType: 'SendRequested', correlationId: 'x', customerId: 'c2', position: '1@9', error: 'boom' }], elapsedMs: 50 }),
+    ]);
+    expect(merged).toEqual(
+      outcome({
+        read: 8, customerEvents: 7, undecodable: 1, duplicateCommands: 2, elapsedMs: 50,
+        decided: [['a', 'd1', 0, '1', 'c1'], ['b', 'd2', 0, '2', 'c1'], ['c', 'd4', 1, '8', 'c2']],
+        pending: ['p'], errors: [{ eventType: 'SendRequested', correlationId: 'x', customerId: 'c2', position: '1@9', error: 'boom' }],
+      }),
+    );
+  });
+});
