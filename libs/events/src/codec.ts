@@ -1,5 +1,5 @@
 import { COMPATIBILITY, SchemaRegistry, SchemaType } from '@kafkajs/confluent-schema-registry';
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import type { ConsumedRecord, OutgoingRecord } from '@gw/kafka';
 import type { AnyEvent, EventPayloads, EventType } from './event-types.ts';
 import { AVRO_NAMESPACE, loadSchema } from './schemas.ts';
@@ -94,4 +94,13 @@ export class EventCodec {
 
 export function newEventId(): string {
   return randomUUID();
+}
+
+/**
+ * A stable event id for an output derived from a source (an event id, a message id) and a label:
+ * a redelivered batch yields the same id, so its copy is recognisably the same record.
+ */
+export function derivedEventId(source: string, label: string): string {
+  const hex = createHash('sha256').update(`${source}:${label}`).digest('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-5${hex.slice(13, 16)}-8${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
 }

@@ -1,5 +1,4 @@
-import { createHash } from 'node:crypto';
-import type { GatewayEventEmitted } from '@gw/events';
+import { derivedEventId, type GatewayEventEmitted } from '@gw/events';
 import type { OutgoingRecord, TransformBatch } from '@gw/kafka';
 import type { Runtime } from '@gw/runtime';
 
@@ -15,10 +14,7 @@ async function sentTo(runtime: Runtime, messageIds: string[]): Promise<Map<strin
   return new Map(result.rows.map((r) => [r.message_id, { to: r.recipient, purpose: r.message_purpose, instanceName: r.name }]));
 }
 
-const derivedId = (sourceEventId: string) => {
-  const hex = createHash('sha256').update(`${sourceEventId}:gateway-event`).digest('hex');
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-5${hex.slice(13, 16)}-8${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
-};
+const derivedId = (sourceEventId: string) => derivedEventId(sourceEventId, 'gateway-event');
 
 /**
  * Our own send outcomes as customer events: MessageDispatched is message.sent (the manager

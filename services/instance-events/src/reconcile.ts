@@ -1,7 +1,6 @@
-import { createHash } from 'node:crypto';
 import type { Pool, PoolClient } from '@gw/db';
 import { withTransaction } from '@gw/db';
-import type { DeliveryFailed, MessageDispatched } from '@gw/events';
+import { derivedEventId, type DeliveryFailed, type MessageDispatched } from '@gw/events';
 import { messageDigest } from '@gw/policy';
 import type { Runtime } from '@gw/runtime';
 import { phoneFromJid } from './map-event.ts';
@@ -19,10 +18,7 @@ export async function recordManagerSend(pool: Pool, instanceId: string, data: un
   );
 }
 
-const derivedId = (messageId: string, kind: string) => {
-  const hex = createHash('sha256').update(`${messageId}:${kind}`).digest('hex');
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-5${hex.slice(13, 16)}-8${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
-};
+const derivedId = (messageId: string, kind: string) => derivedEventId(messageId, kind);
 
 interface Row {
   message_id: string;

@@ -1,4 +1,4 @@
-import type { SendDecided } from '@gw/events';
+import { derivedEventId, type SendDecided } from '@gw/events';
 import type { ManagerBreakers, SendTextResult } from '@gw/evolution';
 import type { OutgoingRecord, TransformBatch } from '@gw/kafka';
 import type { Runtime } from '@gw/runtime';
@@ -80,7 +80,9 @@ export function dispatchAccepted({ runtime, directory, breakers, clock = Date.no
       encoded.push(await codec.encode(outcome.type, outcome.payload as never));
       // The outcome is also a policy input (delivery quality): appended to the customer's stream
       // in the same transaction, so the policy engine folds it in order with the sends.
-      encoded.push(await codec.encode('PolicyInputRecorded', toFactRecord(deliveryFact(decision, outcome), decision.correlation_id)));
+      // Its id derives from the outcome's (recorded, so re-emitted as it was): a replayed batch's copy is the same record.
+      const fact = { ...toFactRecord(deliveryFact(decision, outcome), decision.correlation_id), event_id: derivedEventId(outcome.payload.event_id, 'delivery-fact') };
+      encoded.push(await codec.encode('PolicyInputRecorded', fact));
     }
     return encoded;
   };
