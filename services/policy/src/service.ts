@@ -6,6 +6,6 @@ export async function startPolicyService(runtime: Runtime): Promise<void> {
   await runtime.runStage({
     name: 'policy',
     topic: 'customerEvents',
-    transform: decideSends(runtime, { statesPerPartition: runtime.config.policy.statesPerPartition, logIdBlock: runtime.config.policy.logIdBlock }),
+    transform: decideSends(runtime, runtime.config.policy),
   });
 }

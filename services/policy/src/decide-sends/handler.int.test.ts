@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '@gw/config';
 import { createPool, type Pool } from '@gw/db';
 import { EventCodec, newEventId, Topics, type SendDecided } from '@gw/events';
 import { createLogger, createMetrics } from '@gw/observability';
@@ -36,7 +37,7 @@ afterAll(async () => {
 
 function handler() {
   const runtime = { codec, pool, topics, logger: createLogger('policy-test', 'warn'), metrics: createMetrics('policy-test', false) };
-  return decideSends(runtime);
+  return decideSends(runtime, loadConfig().policy);
 }
 
 async function records(encoded: Array<Promise<{ topic: string; key: string; value: Buffer; headers?: Record<string, string> }>>) {
@@ -98,7 +99,7 @@ describe('policy batch handler', () => {
         return Reflect.get(target, prop, receiver);
       },
     });
-    const run = decideSends({ codec, pool: counted, topics, logger: createLogger('policy-test', 'warn'), metrics: createMetrics('policy-test', false) }, { logIdBlock: 64 });
+    const run = decideSends({ codec, pool: counted, topics, logger: createLogger('policy-test', 'warn'), metrics: createMetrics('policy-test', false) }, { ...loadConfig().policy, logIdBlock: 64 });
     const meta = { topic: topics.name('customerEvents'), partition: PARTITION, heartbeat: async () => undefined };
     await run(await records([...onboarding(customer).map(fact), command(customer, 1)]), meta);
     statements.length = 0;

@@ -8,11 +8,12 @@ import { LogIdBlock } from './log-ids.ts';
 import { PartitionContexts, type PartitionContext } from './partition-contexts.ts';
 import { freshCommands, runBatch, type BatchResult } from './run-batch.ts';
 
+/** POLICY_STATES_PER_PARTITION and POLICY_LOG_ID_BLOCK (config.policy). */
 export interface DecideSendsOptions {
   /** Customer states held in memory per partition. */
-  statesPerPartition?: number;
+  statesPerPartition: number;
   /** Policy-log ids taken from the sequence at once. */
-  logIdBlock?: number;
+  logIdBlock: number;
 }
 
 type Decoded = Array<{ offset: bigint; event: AnyEvent }>;
@@ -30,11 +31,11 @@ type Decoded = Array<{ offset: bigint; event: AnyEvent }>;
  * command was decided before, nothing is written and the batch is redone on the locking path,
  * which reads everything under row locks inside a transaction, as a process that just started does.
  */
-export function decideSends(runtime: Pick<Runtime, 'codec' | 'pool' | 'logger' | 'metrics' | 'topics'>, options: DecideSendsOptions = {}): TransformBatch {
+export function decideSends(runtime: Pick<Runtime, 'codec' | 'pool' | 'logger' | 'metrics' | 'topics'>, options: DecideSendsOptions): TransformBatch {
   const { codec, pool, logger, metrics } = runtime;
   const group = runtime.topics.group('policy');
-  const contexts = new PartitionContexts(options.statesPerPartition ?? 2_000);
-  const logIds = new LogIdBlock(options.logIdBlock ?? 256);
+  const contexts = new PartitionContexts(options.statesPerPartition);
+  const logIds = new LogIdBlock(options.logIdBlock);
 
   const fastPath = async (topic: string, partition: number, context: PartitionContext, decoded: Decoded, nextOffset: bigint): Promise<BatchResult> => {
     const missing = [...new Set(decoded.map(({ event }) => event.payload.customer_id))].filter((id) => !context.states.has(id));

@@ -4,7 +4,6 @@ import { engineStep, entryHash, ProjectionChanges, toDecidedEvent, type Suppress
 
 export type Output = { type: 'SendDecided'; payload: SendDecided } | { type: 'PolicyEventEmitted'; event: PolicyEvent; correlationId: string };
 
-export type { SuppressionOp };
 
 export interface BatchInput {
   decoded: Array<{ offset: bigint; event: AnyEvent }>;
