@@ -9,6 +9,9 @@ export default defineConfig({
         test: {
           name: 'unit',
           include: ['libs/**/*.unit.test.ts', 'services/**/*.unit.test.ts', 'test/**/*.unit.test.ts'],
+          // Unit files run in parallel on two cores beside other work; the property-style tests
+          // (thousands of random cases against a reference) take seconds there, not milliseconds.
+          testTimeout: 30_000,
         },
       },
       {

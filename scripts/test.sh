@@ -14,8 +14,11 @@ cleanup() {
 }
 trap cleanup EXIT
 
+status=0
+# A failing step is recorded and the run goes on, so every tier runs and the summary is always printed.
+typecheck_failed=0
 echo "== typecheck"
-npx tsc -p tsconfig.json --noEmit
+npx tsc -p tsconfig.json --noEmit || { status=$?; typecheck_failed=1; echo "== typecheck FAILED"; }
 
 run_tier() {
   local tier="$1"
@@ -24,7 +27,7 @@ run_tier() {
   npx vitest run --project "$tier" --reporter=default --reporter=json --outputFile.json="$RESULTS/$tier.json" "$@"
 }
 
-run_tier unit
+run_tier unit || status=$?
 
 if ! bash deploy/local/infra.sh status >/dev/null 2>&1; then
   echo "== starting Kafka and the schema registry (stopped again at the end)"
@@ -32,7 +35,6 @@ if ! bash deploy/local/infra.sh status >/dev/null 2>&1; then
   bash deploy/local/infra.sh start all
 fi
 
-status=0
 run_tier int --no-file-parallelism || status=$?
 run_tier e2e --no-file-parallelism || status=$?
 
@@ -44,12 +46,15 @@ started_infra=0
 # line (vitest's own per-tier summaries above are not a format CI reads).
 node -e '
   const fs = require("fs");
-  let passed = 0, failed = 0;
-  for (const f of fs.readdirSync(process.argv[1])) {
-    const r = JSON.parse(fs.readFileSync(process.argv[1] + "/" + f, "utf8"));
+  let passed = 0, failed = Number(process.argv[2]);
+  for (const tier of ["unit", "int", "e2e"]) {
+    const file = process.argv[1] + "/" + tier + ".json";
+    // A tier that wrote no report (it crashed before reporting) counts as one failure.
+    if (!fs.existsSync(file)) { failed += 1; continue; }
+    const r = JSON.parse(fs.readFileSync(file, "utf8"));
     passed += r.numPassedTests; failed += r.numFailedTests + (r.numFailedTestSuites ?? 0) + (r.numRuntimeErrorTestSuites ?? 0);
   }
   console.log(`# tests ${passed + failed}\n# pass ${passed}\n# fail ${failed}`);
   console.log(`${passed} passed, ${failed} failed`);
-' "$RESULTS"
+' "$RESULTS" "$typecheck_failed"
 exit "$status"
