@@ -71,6 +71,8 @@ export async function startStack(services: StackServiceName[] = ['api', 'policy'
     WEBHOOKS_PORT: String(ports.webhooks),
     SIMULATOR_URL: simulator.baseUrl,
     SIM_GLOBAL_API_KEY: simulator.globalKey,
+    // The services shut down should this process die without stopping them (libs/runtime).
+    STOP_WITH_PARENT_PID: String(process.pid),
     SEND_DEADLINE_MS: '15000',
     DELIVERY_SEND_TIMEOUT_MS: '2000',
     ...extraEnv,

@@ -152,6 +152,22 @@ export function onShutdown(logger: Logger, stop: () => Promise<void>): void {
   };
   process.on('SIGTERM', () => handler('SIGTERM'));
   process.on('SIGINT', () => handler('SIGINT'));
+  watchParent(handler);
+}
+
+/**
+ * A service started by a test or bench harness is given the harness's pid (STOP_WITH_PARENT_PID).
+ * Should the harness die without stopping it (killed, crashed), the service is handed to another
+ * parent: it then shuts down as on SIGTERM, so an interrupted run leaves nothing running.
+ */
+function watchParent(stop: (reason: string) => void): void {
+  const parent = Number(process.env.STOP_WITH_PARENT_PID);
+  if (!Number.isInteger(parent) || parent <= 1) return;
+  const check = () => {
+    if (process.ppid !== parent) stop('parent exited');
+  };
+  check();
+  setInterval(check, 1_000).unref();
 }
 
 const STARTUP_TIMEOUT_MS = 60_000;
