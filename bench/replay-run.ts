@@ -1,4 +1,4 @@
-// The compliance-replay bench on its own: `node --import tsx bench/replay-run.ts` (make bench runs
+// The compliance-replay bench on its own: `node --max-semi-space-size=64 --import tsx bench/replay-run.ts` (make bench runs
 // it after the send-path bench, from bench/run.ts). Same teardown guarantees as run.ts.
 import { preflight, PreflightError } from './lib/preflight.ts';
 import { teardown } from './lib/teardown.ts';
