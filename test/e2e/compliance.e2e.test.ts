@@ -252,5 +252,8 @@ describe('compliance tooling: policy-log show / export / verify, projections reb
     expect(out.code).toBe(1);
     expect(new Set(report.divergences.map((d: { log_id: number }) => d.log_id))).toEqual(new Set([original.log_id]));
     expect(report.divergences.map((d: { check: string }) => d.check)).toContain('kafka_conflict');
+    // Both records are read again to name what the forger changed.
+    const conflict = report.divergences.find((d: { check: string }) => d.check === 'kafka_conflict') as { detail: string };
+    expect(conflict.detail).toMatch(/on decision, error_code, error_message$/);
   });
 });

@@ -15,6 +15,7 @@ import { replayDigestOfDecision } from './fingerprint.ts';
 import { codecDecoder, EVENT_TYPES, SyncRecordDecoder, type RecordDecoder } from './record-decoder.ts';
 import { expectedEntry, Replayer } from './replay.ts';
 import type { ReplayWorkerData, ReplayWorkerMessage, ReplayWorkerRequest } from './replay-worker.ts';
+import { digestDecisionsTopic, type DecisionDigestBatch } from './decision-digests.ts';
 
 /** What to replay and where to stop; plain data, so it can be handed to a worker thread. */
 export interface ReplayScope {
@@ -291,7 +292,12 @@ export function defaultReplayWorkers(): number {
 export interface ReplayRunner {
   /** Replays the scope; call once. */
   run(scope: ReplayScope, progress: ReplayProgress): Promise<ReplayOutcome>;
-  /** Ends the workers (after a failure elsewhere, or when run was never called). */
+  /**
+   * After run: reads the decisions topic to `ends` and hands each batch's digests to `onBatch`, in
+   * each partition's order. On a worker thread when run had them (the one left), else on this thread.
+   */
+  digestDecisions(topic: string, ends: Map<number, PartitionRange>, onBatch: (batch: DecisionDigestBatch) => void): Promise<void>;
+  /** Ends the workers (after a failure elsewhere, when run was never called, or when done). */
   stop(): Promise<void>;
 }
 
@@ -308,10 +314,12 @@ const MAX_QUEUED_RECORDS = 50_000;
 export function prepareReplay(deps: ComplianceDeps, useWorker = true, workers = defaultReplayWorkers()): ReplayRunner {
   const decoder = (): RecordDecoder => (deps.connection ? new SyncRecordDecoder(deps.connection.schemaRegistryUrl) : codecDecoder(deps.codec));
   const inThread = (scope: ReplayScope, progress: ReplayProgress) => replayCustomerEvents(deps.kafka, decoder(), scope, progress);
+  const digestInThread: ReplayRunner['digestDecisions'] = (topic, ends, onBatch) => digestDecisionsTopic(deps.kafka, decoder(), topic, ends, onBatch);
   if (!useWorker || !deps.connection || workers < 1) {
-    return { run: (scope, progress) => inThread(scope, progress), stop: async () => undefined };
+    return { run: (scope, progress) => inThread(scope, progress), digestDecisions: digestInThread, stop: async () => undefined };
   }
-  const data: ReplayWorkerData = { schemaRegistryUrl: deps.connection.schemaRegistryUrl };
+  const { schemaRegistryUrl, kafkaBrokers, groupPrefix } = deps.connection;
+  const data: ReplayWorkerData = { schemaRegistryUrl, kafkaBrokers, groupPrefix };
   const threads: Array<{ worker: Worker; ready: Promise<boolean>; listeners: Set<(message: ReplayWorkerMessage) => void>; exited: Promise<void> }> = [];
   let startFailed = false;
   for (let i = 0; i < workers && !startFailed; i++) {
@@ -339,6 +347,8 @@ export function prepareReplay(deps: ComplianceDeps, useWorker = true, workers = 
   const stop = async () => {
     await Promise.all(threads.map((t) => t.worker.terminate()));
   };
+  // The thread left for digestDecisions once run has replayed on the workers.
+  let spare: (typeof threads)[number] | null = null;
 
   const run = async (scope: ReplayScope, progress: ReplayProgress): Promise<ReplayOutcome> => {
     const waited = Date.now();
@@ -402,11 +412,40 @@ export function prepareReplay(deps: ComplianceDeps, useWorker = true, workers = 
       const merged = mergeOutcomes(await Promise.all(outcomes));
       merged.elapsedMs = Date.now() - started;
       merged.startMs = started - waited;
+      // One worker stays for the decisions topic; the others have nothing left to do.
+      spare = threads[0]!;
+      for (const thread of threads.slice(1)) void thread.worker.terminate();
       return merged;
     } catch (error) {
       await stop();
       throw failure ?? error;
     }
   };
-  return { run, stop };
+  const digestDecisions: ReplayRunner['digestDecisions'] = async (topic, ends, onBatch) => {
+    const thread = spare;
+    spare = null;
+    if (!thread) return digestInThread(topic, ends, onBatch);
+    try {
+      await new Promise<void>((resolve, reject) => {
+        thread.listeners.clear();
+        thread.listeners.add((message) => {
+          if (message.type === 'decisions-batch') {
+            try {
+              onBatch(message.batch);
+            } catch (error) {
+              reject(error as Error);
+              return;
+            }
+            thread.worker.postMessage({ type: 'ack', records: message.batch.read } satisfies ReplayWorkerRequest);
+          } else if (message.type === 'decisions-done') resolve();
+          else if (message.type === 'failed') reject(new Error(message.message));
+        });
+        void thread.exited.then(() => reject(new Error('a verify worker ended before it answered')));
+        thread.worker.postMessage({ type: 'decisions', topic, ends: toScopeRanges(ends) } satisfies ReplayWorkerRequest);
+      });
+    } finally {
+      await thread.worker.terminate();
+    }
+  };
+  return { run, digestDecisions, stop };
 }

@@ -1,14 +1,14 @@
-import type { AnyEvent, SendDecided } from '@gw/events';
+import type { SendDecided } from '@gw/events';
 import { canonicalJson, GENESIS_HASH } from '@gw/policy-log';
 import type { ComplianceDeps } from './context.ts';
 import { comparable, cursor, differingFields, entryFromColumns, readSnapshot, ROW_COLUMNS, VERIFY_COLUMNS, type PolicyLogRow } from './entries.ts';
-import { chainedJson, compareDigest, hashOf, recordDigest, replayDigestOf } from './fingerprint.ts';
+import { chainedJson, compareDigest, hashOf } from './fingerprint.ts';
 import type { KafkaInspector, PartitionRange } from '@gw/kafka';
 import type { EventCodec } from '@gw/events';
 import type { ProgressCallback } from './progress.ts';
-import { codecDecoder, SyncRecordDecoder } from './record-decoder.ts';
 import { replayFields } from './replay.ts';
 import { prepareReplay, replayCustomerEvents, toScopeRanges, type ReplayOutcome, type ReplayScope } from './replay-pass.ts';
+import type { DecisionDigestBatch } from './decision-digests.ts';
 
 export type CheckName =
   | 'db_chain' // prev_hash is not the previous row's entry_hash in its partition chain
@@ -170,7 +170,9 @@ export async function verifyPolicyLog(deps: ComplianceDeps, options: VerifyOptio
   // (1) Postgres, in one snapshot taken now and read once the replay is done, while (2) reads the
   // decisions topic: the two passes are independent until their results are compared, and each
   // waits on its own server. The replay runs alone before them: it is the CPU-bound check, and
-  // beside them it would share the cores with their decoding and hashing.
+  // beside them it would share the cores with their decoding and hashing. (2) is decoded and
+  // digested on one of the replay's worker threads once the replay is over, so (1) has this
+  // thread to itself.
   const phases = { postgres: 0, decisions: 0, replay: 0, replay_start: 0, other: 0 };
   let postgresStarted = 0;
   let releasePostgres!: (go: boolean) => void;
@@ -288,73 +290,59 @@ export async function verifyPolicyLog(deps: ComplianceDeps, options: VerifyOptio
   const recorded = new Map<string, Recorded>();
   decisionsTotal = total(decisionEnds);
   const decisionsStarted = Date.now();
-  // Conflicting records are described once the pass is over (from a second read of the first record).
-  const conflicts: Array<{ log_id: number; later: ReturnType<typeof comparable>; partition: number; offset: string; first: KafkaEntry }> = [];
+  // Conflicting records are described once the pass is over (from a second read of both records).
+  const conflicts: Array<{ log_id: number; partition: number; offset: string; first: KafkaEntry }> = [];
   const slotsLeft = () => max - divergences.length - conflicts.length;
-  // Decoded as EventCodec does, synchronously once a schema id is known (see record-decoder.ts).
-  const decisionsDecoder = deps.connection ? new SyncRecordDecoder(deps.connection.schemaRegistryUrl) : codecDecoder(codec);
-  const decisionsPass = kafka.readToEnd(topics.name('policyDecisions'), {
-    ends: decisionEnds,
-    concurrency: decisionEnds.size,
-    onBatch: async (records) => {
-      for (const record of records) {
-        decisionsRead++;
-        let event: AnyEvent | null;
-        try {
-          const decoded = decisionsDecoder.decode(record);
-          event = decoded instanceof Promise ? await decoded : decoded;
-        } catch (error) {
-          report(null, 'undecodable', `decisions record ${record.partition}@${record.offset}: ${(error as Error).message}`);
-          continue;
-        }
-        if (!event || event.type !== 'SendDecided') continue;
-        const entry = event.payload;
-        if (!inScope(entry.partition_chain)) continue;
-        counts.kafka_decisions++;
-        const chained = chainedJson(entry);
-        const recomputed = hashOf(entry.prev_hash, chained);
-        const compare = compareDigest(entry, recomputed);
-        const digest = recordDigest(entry, compare);
-        const first = kafkaEntries.get(entry.log_id);
-        if (first) {
-          if (first.digest === digest) counts.kafka_duplicates++;
-          else if (slotsLeft() > 0) conflicts.push({ log_id: entry.log_id, later: comparable(entry), partition: record.partition, offset: record.offset, first });
-          else report(entry.log_id, 'kafka_conflict', `record ${record.partition}@${record.offset} differs from the first record for this log_id (${first.partition}@${first.offset})`);
-          continue;
-        }
-        if (recomputed !== entry.entry_hash) report(entry.log_id, 'kafka_hash', `record ${record.partition}@${record.offset}: entry_hash does not match its content`);
-        kafkaEntries.set(entry.log_id, {
-          digest,
-          compare,
-          partition_chain: entry.partition_chain,
-          prev_hash: entry.prev_hash,
-          entry_hash: entry.entry_hash,
-          correlation_id: entry.correlation_id,
-          customer_id: entry.customer_id,
-          offset: record.offset,
-          partition: record.partition,
-        });
-        if (!customerId || entry.customer_id === customerId) {
-          const already = recorded.get(entry.correlation_id);
-          if (already) report(entry.log_id, 'kafka_conflict', `command ${entry.correlation_id} was decided twice: log_id ${already.log_id} and ${entry.log_id}`);
-          else recorded.set(entry.correlation_id, { log_id: entry.log_id, replay: replayDigestOf(entry), seen: false });
-        }
+  // The records are decoded and digested where they are read (a worker thread of the replay's,
+  // or this thread without one); here each record's digests are checked and kept.
+  const acceptDecisions = (batch: DecisionDigestBatch) => {
+    decisionsRead += batch.read;
+    for (const u of batch.undecodable) report(null, 'undecodable', `decisions record ${u.partition}@${u.offset}: ${u.error}`);
+    for (const d of batch.digests) {
+      if (!inScope(d.partition_chain)) continue;
+      counts.kafka_decisions++;
+      const first = kafkaEntries.get(d.log_id);
+      if (first) {
+        if (first.digest === d.digest) counts.kafka_duplicates++;
+        else if (slotsLeft() > 0) conflicts.push({ log_id: d.log_id, partition: d.partition, offset: d.offset, first });
+        else report(d.log_id, 'kafka_conflict', `record ${d.partition}@${d.offset} differs from the first record for this log_id (${first.partition}@${first.offset})`);
+        continue;
       }
-      bothProgress();
-    },
-  }).finally(() => {
+      if (!d.hash_ok) report(d.log_id, 'kafka_hash', `record ${d.partition}@${d.offset}: entry_hash does not match its content`);
+      kafkaEntries.set(d.log_id, {
+        digest: d.digest,
+        compare: d.compare,
+        partition_chain: d.partition_chain,
+        prev_hash: d.prev_hash,
+        entry_hash: d.entry_hash,
+        correlation_id: d.correlation_id,
+        customer_id: d.customer_id,
+        offset: d.offset,
+        partition: d.partition,
+      });
+      if (!customerId || d.customer_id === customerId) {
+        const already = recorded.get(d.correlation_id);
+        if (already) report(d.log_id, 'kafka_conflict', `command ${d.correlation_id} was decided twice: log_id ${already.log_id} and ${d.log_id}`);
+        else recorded.set(d.correlation_id, { log_id: d.log_id, replay: d.replay, seen: false });
+      }
+    }
+    bothProgress();
+  };
+  const decisionsPass = replayRunner.digestDecisions(topics.name('policyDecisions'), decisionEnds, acceptDecisions).finally(() => {
     phases.decisions = Date.now() - decisionsStarted;
   });
   // Both passes settle before anything is reported or thrown.
   const [pgDone, kafkaDone] = await Promise.allSettled([postgresPass, decisionsPass]);
+  await replayRunner.stop();
   if (pgDone.status === 'rejected' || kafkaDone.status === 'rejected') {
     throw pgDone.status === 'rejected' ? pgDone.reason : (kafkaDone as PromiseRejectedResult).reason;
   }
   if (conflicts.length > 0) {
-    const firsts = await decisionsAt(kafka, codec, topics.name('policyDecisions'), decisionEnds, conflicts.map((c) => c.first));
+    const read = await decisionsAt(kafka, codec, topics.name('policyDecisions'), decisionEnds, conflicts.flatMap((c) => [c.first, c]));
     for (const c of conflicts) {
-      const first = firsts.get(`${c.first.partition}@${c.first.offset}`);
-      const fields = first ? diffKeys(comparable(first), c.later) : [];
+      const first = read.get(`${c.first.partition}@${c.first.offset}`);
+      const later = read.get(`${c.partition}@${c.offset}`);
+      const fields = first && later ? diffKeys(comparable(first), comparable(later)) : [];
       report(c.log_id, 'kafka_conflict', `record ${c.partition}@${c.offset} differs from the first record for this log_id (${c.first.partition}@${c.first.offset}) on ${fields.length ? fields.join(', ') : 'the message body'}`);
     }
   }
