@@ -5,6 +5,7 @@ import { loadConfig } from '@gw/config';
 import { EventCodec, Topics, type SendDecided } from '@gw/events';
 import { KafkaClient } from '@gw/kafka';
 import { createLogger } from '@gw/observability';
+import { complianceDeps, verifyPolicyLog } from '../../services/gatewayctl/src/compliance/index.ts';
 import { allowPurposes, suppress } from '../../services/gatewayctl/src/policy/commands.ts';
 import { demoAccount, withOperator, type DemoAccount } from '../support/accounts.ts';
 import { gatewayctl } from '../support/cli.ts';
@@ -255,5 +256,15 @@ describe('compliance tooling: policy-log show / export / verify, projections reb
     // Both records are read again to name what the forger changed.
     const conflict = report.divergences.find((d: { check: string }) => d.check === 'kafka_conflict') as { detail: string };
     expect(conflict.detail).toMatch(/on decision, error_code, error_message$/);
+
+    // Without worker threads (everything on the calling thread) verify finds exactly the same.
+    const deps = complianceDeps(config);
+    try {
+      const inThread = await verifyPolicyLog(deps, { replayWorker: false });
+      expect(inThread.divergences).toEqual(report.divergences);
+      expect(inThread.counts).toEqual(report.counts);
+    } finally {
+      await deps.pool.end();
+    }
   });
 });
