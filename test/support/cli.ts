@@ -8,8 +8,8 @@ const run = promisify(execFile);
 /** Runs `gatewayctl <args>` as an operator would, against the given environment. */
 export async function gatewayctl(env: Record<string, string>, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   try {
-    // With the node flags of the bin's shebang (npx runs it through the shebang; this runs node directly).
-    const { stdout, stderr } = await run(process.execPath, ['--max-semi-space-size=64', 'services/gatewayctl/bin/gatewayctl.js', ...args], {
+    // Through the launcher's own shebang (and its node flags), as `npx gatewayctl` runs it.
+    const { stdout, stderr } = await run(`${ROOT}services/gatewayctl/bin/gatewayctl.js`, args, {
       cwd: ROOT,
       env: { ...process.env, ...env },
       timeout: 60_000,

@@ -16,7 +16,7 @@ export interface ReplayWorkerData {
 }
 
 /** Most digests posted and not yet taken by the calling thread before the worker's reader waits. */
-export const MAX_UNACKED_DIGESTS = 20_000;
+const MAX_UNACKED_DIGESTS = 20_000;
 
 /**
  * From the calling thread: the replay's share (once), its records batch by batch, then the end;
