@@ -37,7 +37,7 @@ const config: SendPathConfig = {
   connections: intEnv('BENCH_CONNECTIONS', 32),
   timeoutS: intEnv('BENCH_REQUEST_TIMEOUT_S', 20),
   stackEnv: envList(process.env.BENCH_STACK_ENV),
-  ...(['baseline', 'send', 'replay', 'pbx', 'webhooks'].includes(process.env.BENCH_ONLY ?? '') ? { only: process.env.BENCH_ONLY as 'baseline' | 'send' | 'replay' | 'pbx' | 'webhooks' } : {}),
+  ...(['baseline', 'floor', 'send', 'replay', 'pbx', 'webhooks'].includes(process.env.BENCH_ONLY ?? '') ? { only: process.env.BENCH_ONLY as NonNullable<SendPathConfig['only']> } : {}),
 };
 // Two measured runs, a stack start (~20-40 s) and teardown: the default stays under 5 minutes.
 // The send path and PBX runs, plus about four minutes to build and verify the 200,000-entry log.
@@ -118,7 +118,7 @@ async function main(): Promise<void> {
   console.log(
     `bench: send path vs baseline; ${config.connections} connections, ${config.warmupS} s warm-up + ${config.durationS} s measured each; time budget ${budgetS} s`,
   );
-  const runs = (part: 'send' | 'replay' | 'pbx' | 'webhooks') => !config.only || config.only === part || (part === 'send' && config.only === 'baseline');
+  const runs = (part: 'send' | 'replay' | 'pbx' | 'webhooks') => !config.only || config.only === part || (part === 'send' && (config.only === 'baseline' || config.only === 'floor'));
   deciderBench();
   await preflight();
   if (runs('send')) await sendPathBench(config);

@@ -11,6 +11,7 @@ import { send } from '../test/support/http.ts';
 import { startStack, type ServiceName, type Stack } from '../test/support/stack.ts';
 import { backlogPoller } from './lib/backlog.ts';
 import { startBaseline } from './lib/baseline.ts';
+import { startFloor } from './lib/floor.ts';
 import { benchLogger } from './lib/logger.ts';
 import { cpuSnapshot, cpuUsage, type CpuUsage } from './lib/cpu.ts';
 import { runLoad, type LoadOptions, type LoadResult, type LoadTarget } from './lib/load.ts';
@@ -31,7 +32,7 @@ export interface SendPathConfig {
   timeoutS: number;
   /** Extra environment for the stack's services, e.g. DELIVERY_CONCURRENCY=64. */
   stackEnv: Record<string, string>;
-  only?: 'baseline' | 'send' | 'replay' | 'pbx' | 'webhooks';
+  only?: 'baseline' | 'floor' | 'send' | 'replay' | 'pbx' | 'webhooks';
 }
 
 interface Measured {
@@ -92,6 +93,32 @@ async function runBaseline(config: SendPathConfig): Promise<Measured> {
       },
       config,
     );
+  } finally {
+    await stop();
+  }
+}
+
+/**
+ * The send path's hops with none of the work (bench/lib/floor.ts): what the target is possible
+ * against at all on this machine, whatever the services do.
+ */
+async function runFloor(config: SendPathConfig): Promise<Measured & { webhooks: { posted: number; failed: number } }> {
+  const prefix = `bench.${uniqueSuffix()}.`;
+  const brokers = baseConfig.kafkaBrokers;
+  const floor = await startFloor({ brokers, logger: benchLogger('bench-floor'), prefix, partitions: 6 });
+  const stop = once(async () => {
+    await floor.stop();
+    await deleteKafkaState(brokers, [prefix]);
+  });
+  defer('floor processes, topics and groups', stop);
+  console.log(`bench: floor (the send path's processes and hops, no work) listening on ${floor.url}`);
+  try {
+    const customers = Number(process.env.BENCH_CUSTOMERS ?? 24);
+    const measured = await measure(
+      { name: 'floor', url: floor.url, path: '/send', headers: {}, body: (n) => ({ customer: `c${n % customers}`, phone: `+1415555${String(n % 10_000).padStart(4, '0')}`, message: `bench message ${n}` }) },
+      config,
+    );
+    return { ...measured, webhooks: floor.webhooks() };
   } finally {
     await stop();
   }
@@ -244,8 +271,10 @@ export interface SendPathReport {
   host: { cores: number; loadavgBefore: number[]; loadavgAfter: number[] };
   target: typeof TARGET;
   baseline: Measured | null;
+  /** The send path's processes and hops with none of the work (runFloor). */
+  floor: (Measured & { webhooks: { posted: number; failed: number } }) | null;
   sendPath: Measured | null;
-  ratio: { okPerS: number | null; p50: number | null; p99: number | null };
+  ratio: { okPerS: number | null; p50: number | null; p99: number | null; floorToTarget: number | null; sendToFloor: number | null };
   verdict: { throughput: 'PASS' | 'MISS' | null; p99: 'PASS' | 'MISS' | null };
   sendStatus: Record<string, number>;
   serviceMetrics: ServiceMetricsSummary | null;
@@ -255,6 +284,15 @@ export interface SendPathReport {
 
 function whatLimits(report: SendPathReport): string[] {
   const notes: string[] = [];
+  const cpuMsPer = (m: Measured) => (m.load.okPerS > 0 ? (m.cpu.machineBusyPct / 100) * m.cpu.cores * 1000 / m.load.okPerS : null);
+  if (report.floor) {
+    const f = report.floor;
+    notes.push(
+      `floor: ${fmt(f.load.okPerS)} sends/s (p99 ${fmt(f.load.latencyMs.p99)} ms) with the machine ${f.cpu.machineBusyPct}% busy: ${fmt(cpuMsPer(f), 1)} ms of CPU per send for the hops alone ` +
+        `(${TARGET.sendsPerS}/s on ${f.cpu.cores} cores allows ${fmt((f.cpu.cores * 1000) / TARGET.sendsPerS, 1)} ms in all).` +
+        (report.sendPath ? ` The send path: ${fmt(cpuMsPer(report.sendPath), 1)} ms per send.` : ''),
+    );
+  }
   const send = report.sendPath;
   if (!send) return notes;
   const { load, cpu } = send;
@@ -288,18 +326,21 @@ function whatLimits(report: SendPathReport): string[] {
 
 function print(report: SendPathReport): void {
   const b = report.baseline?.load;
+  const f = report.floor?.load;
   const s = report.sendPath?.load;
   const row = (label: string, get: (r: LoadResult) => number, digits = 0): string[] => [
     label,
     b ? fmt(get(b), digits) : '-',
+    f ? fmt(get(f), digits) : '-',
     s ? fmt(get(s), digits) : '-',
     b && s ? fmt(ratio(get(s), get(b)), 2) : '-',
+    f && s ? fmt(ratio(get(s), get(f)), 2) : '-',
   ];
   console.log('');
   console.log(`== send path vs baseline (${report.config.connections} connections, ${report.config.durationS} s after a ${report.config.warmupS} s warm-up)`);
   console.log(
     table([
-      ['', 'baseline', 'send path', 'send/baseline'],
+      ['', 'baseline', 'floor', 'send path', 'send/baseline', 'send/floor'],
       row('requests/s (mean, all statuses)', (r) => r.rpsMean),
       row('2xx/s', (r) => r.okPerS),
       row('latency mean (ms)', (r) => r.latencyMs.mean, 1),
@@ -313,12 +354,20 @@ function print(report: SendPathReport): void {
     ]),
   );
   if (s && Object.keys(report.sendStatus).length > 0) console.log(`send path 2xx by status: ${JSON.stringify(report.sendStatus)}`);
-  for (const [name, r] of [['baseline', b], ['send path', s]] as const) {
+  if (report.floor) {
+    const w = report.floor.webhooks;
+    console.log(
+      `floor: the send path's processes and hops with none of the work (JSON records, no Postgres, registry, auth or rules): ` +
+        `HTTP -> api -> requests -> policy stage -> decisions -> delivery stage -> instance sendText -> outcomes -> api reply; ` +
+        `the instance posted ${w.posted} webhooks into the api (4 per send), ${w.failed} failed`,
+    );
+  }
+  for (const [name, r] of [['baseline', b], ['floor', f], ['send path', s]] as const) {
     if (r?.sampleFailures.length) console.log(`${name} failures, e.g.: ${r.sampleFailures.join(' | ')}`);
   }
 
   const m = report.serviceMetrics;
-  if (m || report.stages || report.sendPath) {
+  if (m || report.stages || report.sendPath || report.floor) {
     console.log('\n== where the time goes (send path, measured window)');
     if (m) {
       console.log(`API /metrics, POST /api/send-message 200: ${m.http.count} requests, mean ${fmt(m.http.meanMs, 1)} ms, p50 <= ${fmt(m.http.p50LeMs)} ms, p99 <= ${fmt(m.http.p99LeMs)} ms (bucket bounds)`);
@@ -331,7 +380,7 @@ function print(report: SendPathReport): void {
       console.log(`events processed in the window: ${JSON.stringify(m.eventsProcessed)}`);
       console.log(`event-loop lag p99 (ms) at the end: ${JSON.stringify(m.eventLoopLagP99Ms)}; service CPU seconds in the window: ${JSON.stringify(m.serviceCpuS)}`);
     }
-    for (const [name, r] of [['baseline', report.baseline], ['send path', report.sendPath]] as const) {
+    for (const [name, r] of [['baseline', report.baseline], ['floor', report.floor], ['send path', report.sendPath]] as const) {
       if (r) console.log(`CPU during ${name} (% of one core): ${JSON.stringify(r.cpu.byComponent)}; other processes ${r.cpu.otherPct}%; machine ${r.cpu.machineBusyPct}% busy of ${r.cpu.cores} cores`);
     }
     for (const note of report.limits) console.log(`- ${note}`);
@@ -341,6 +390,7 @@ function print(report: SendPathReport): void {
   const parts: string[] = [];
   if (s) parts.push(`send path: ${fmt(s.okPerS)} sends/s, p50 ${fmt(s.latencyMs.p50)} ms, p99 ${fmt(s.latencyMs.p99)} ms`);
   if (b) parts.push(`baseline: ${fmt(b.okPerS)} req/s, p50 ${fmt(b.latencyMs.p50)} ms, p99 ${fmt(b.latencyMs.p99)} ms`);
+  if (f) parts.push(`floor: ${fmt(f.okPerS)} sends/s, p50 ${fmt(f.latencyMs.p50)} ms, p99 ${fmt(f.latencyMs.p99)} ms`);
   if (s && b) parts.push(`ratio (send/baseline): ${fmt(report.ratio.okPerS, 2)}`);
   console.log(parts.join('; '));
   if (s) {
@@ -353,8 +403,9 @@ function print(report: SendPathReport): void {
 
 export async function sendPathBench(config: SendPathConfig): Promise<SendPathReport> {
   const loadavgBefore = loadavg().map((v) => round(v, 2));
-  const baseline = config.only === 'send' ? null : await runBaseline(config);
-  const send = config.only === 'baseline' ? null : await runSendPath(config);
+  const baseline = config.only === 'send' || config.only === 'floor' ? null : await runBaseline(config);
+  const floor = config.only === 'send' || config.only === 'baseline' ? null : await runFloor(config);
+  const send = config.only === 'baseline' || config.only === 'floor' ? null : await runSendPath(config);
   const sendLoad = send?.measured.load;
   const report: SendPathReport = {
     at: new Date().toISOString(),
@@ -362,11 +413,14 @@ export async function sendPathBench(config: SendPathConfig): Promise<SendPathRep
     host: { cores: cpuSnapshot().cores, loadavgBefore, loadavgAfter: loadavg().map((v) => round(v, 2)) },
     target: TARGET,
     baseline,
+    floor,
     sendPath: send?.measured ?? null,
     ratio: {
       okPerS: sendLoad && baseline ? ratio(sendLoad.okPerS, baseline.load.okPerS) : null,
       p50: sendLoad && baseline ? ratio(sendLoad.latencyMs.p50, baseline.load.latencyMs.p50) : null,
       p99: sendLoad && baseline ? ratio(sendLoad.latencyMs.p99, baseline.load.latencyMs.p99) : null,
+      floorToTarget: floor ? ratio(floor.load.okPerS, TARGET.sendsPerS) : null,
+      sendToFloor: sendLoad && floor ? ratio(sendLoad.okPerS, floor.load.okPerS) : null,
     },
     verdict: {
       throughput: sendLoad ? (sendLoad.okPerS >= TARGET.sendsPerS ? 'PASS' : 'MISS') : null,

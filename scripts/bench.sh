@@ -6,7 +6,7 @@
 #
 #   BENCH_DURATION_S (20)  BENCH_WARMUP_S (5)  BENCH_CONNECTIONS (32)  BENCH_TIMEOUT_S
 #   BENCH_STACK_ENV="DELIVERY_CONCURRENCY=64 ..."  extra environment for the stack's services
-#   BENCH_ONLY=baseline|send|replay|pbx|webhooks    run one part only (baseline and send are the two sides of the send path)
+#   BENCH_ONLY=baseline|floor|send|replay|pbx|webhooks    run one part only (baseline, floor and send are the three sides of the send path)
 set -Eeuo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
