@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { createPool } from '@gw/db';
 import { EventCodec, Topics } from '@gw/events';
 import { KafkaInspector, type ConsumedRecord } from '@gw/kafka';
-import { verifyPolicyLog, type VerifyReport } from '../services/gatewayctl/src/compliance/index.ts';
+import { prepareReplay, toScopeRanges, verifyPolicyLog, type ComplianceDeps, type ReplayScope, type VerifyReport } from '../services/gatewayctl/src/compliance/index.ts';
 import { benchDecider } from '../libs/policy/src/bench.ts';
 import { baseConfig } from '../test/support/infra.ts';
 import { startStack } from '../test/support/stack.ts';
@@ -81,6 +81,25 @@ async function readAll(inspector: KafkaInspector, topic: string, each?: (record:
   return n;
 }
 
+/**
+ * The replay pass of verify (read here, decode and decide on the worker threads) stopped short:
+ * after decoding each record, or after deciding it without digesting the decision. What the
+ * replay cannot do beyond these is the cost of the step cut off.
+ */
+async function replayFloor(deps: ComplianceDeps, topic: string, stopAfter: NonNullable<ReplayScope['stopAfter']>): Promise<Timed> {
+  const ends = await deps.kafka.endOffsets(topic);
+  const runner = prepareReplay(deps);
+  const scope: ReplayScope = { topic, ends: toScopeRanges(ends), committed: [...ends.keys()].map((partition) => [partition, null]), customers: null, stopAfter };
+  try {
+    const before = cpuSnapshot();
+    const outcome = await runner.run(scope, () => undefined);
+    const cpu = cpuUsage(before, cpuSnapshot());
+    return { records: outcome.customerEvents, ms: outcome.elapsedMs, perS: perS(outcome.customerEvents, outcome.elapsedMs), cpu };
+  } finally {
+    await runner.stop();
+  }
+}
+
 export interface ReplayReport {
   at: string;
   config: ReplayConfig;
@@ -96,6 +115,8 @@ export interface ReplayReport {
     both: { records: number; ms: number; perS: number };
     bothDecoded: { records: number; ms: number; perS: number };
   };
+  /** The replay pass cut short (replayFloor): decode only; decode and decide, no comparison. */
+  floors: { decodeOnly: Timed; decideNoCompare: Timed };
   verify: {
     report: Omit<VerifyReport, 'divergences'> & { divergences: VerifyReport['divergences'] };
     cpu: CpuUsage;
@@ -113,6 +134,8 @@ export interface ReplayReport {
     replayToRaw: number | null;
     verifyToDecoded: number | null;
     replayToDecoded: number | null;
+    decodeOnlyToRaw: number | null;
+    decideNoCompareToRaw: number | null;
   };
   verdict: { verify: 'PASS' | 'MISS'; replay: 'PASS' | 'MISS' | null };
   decider: { decisionsPerS: number; sparseDecisionsPerS: number; commands: number };
@@ -155,6 +178,8 @@ function print(r: ReplayReport): void {
       ...(v.phases_ms
         ? [
             ['  (3) replay of customer-events (first, alone: read here, decided in worker threads)', String(v.counts.customer_events), fmt(v.phases_ms.replay / 1000, 2), String(r.verify.replayPerS ?? '-')],
+            row('      floor: the same pass, decode only', r.floors.decodeOnly),
+            row('      floor: the same pass, decode + decide, no comparison', r.floors.decideNoCompare),
             ['      before it: waiting for the worker threads to load (started with verify)', '', fmt((v.phases_ms.replay_start ?? 0) / 1000, 2), ''],
             ['  (1) Postgres chain (after 3, alongside 2)', String(v.counts.db_rows), fmt(v.phases_ms.postgres / 1000, 2), String(perS(v.counts.db_rows, v.phases_ms.postgres))],
             ['  (2) decisions topic (after 3, alongside 1)', String(v.counts.kafka_decisions), fmt(v.phases_ms.decisions / 1000, 2), String(perS(v.counts.kafka_decisions, v.phases_ms.decisions))],
@@ -173,6 +198,9 @@ function print(r: ReplayReport): void {
   console.log(
     `replay: verify ${r.verify.kafkaRecordsPerS} Kafka records/s (${v.events_per_second} events/s incl. Postgres rows) vs raw ${r.raw.both.perS} records/s: ratio ${fmt(r.ratio.verifyToRaw, 2)} ` +
       `(events/s ratio ${fmt(r.ratio.verifyEventsToRaw, 2)}); replay phase ${fmt(r.verify.replayPerS)} events/s vs raw customer-events ${r.raw.customerEvents.perS}/s: ratio ${fmt(r.ratio.replayToRaw, 2)}`,
+  );
+  console.log(
+    `replay floors vs raw customer-events: decode only ${r.floors.decodeOnly.perS}/s (${fmt(r.ratio.decodeOnlyToRaw, 2)}); decode + decide, no comparison ${r.floors.decideNoCompare.perS}/s (${fmt(r.ratio.decideNoCompareToRaw, 2)})`,
   );
   console.log(
     `target verify >= ${REPLAY_TARGET.ratioToRaw} x raw: ${r.verdict.verify} (${fmt(r.ratio.verifyToRaw, 2)}); replay phase >= ${REPLAY_TARGET.ratioToRaw} x raw: ${r.verdict.replay ?? '-'} (${fmt(r.ratio.replayToRaw, 2)}); ` +
@@ -268,9 +296,13 @@ export async function replayBench(config: ReplayConfig = replayConfigFromEnv()):
     const bothDecoded = { records: customerEventsDecoded.records + decisionsDecoded.records, ms: round(customerEventsDecoded.ms + decisionsDecoded.ms), perS: 0 };
     bothDecoded.perS = perS(bothDecoded.records, bothDecoded.ms);
 
+    const connection = { kafkaBrokers: baseConfig.kafkaBrokers, groupPrefix: prefix, schemaRegistryUrl: baseConfig.schemaRegistryUrl };
+    console.log('bench: replay: measuring the replay pass cut short (decode only; decode + decide without comparing)');
+    const floorDeps = { pool, kafka: inspector, codec: new EventCodec(baseConfig.schemaRegistryUrl, topics), topics, connection };
+    const floors = { decodeOnly: await replayFloor(floorDeps, customerTopic, 'decode'), decideNoCompare: await replayFloor(floorDeps, customerTopic, 'decide') };
+
     console.log('bench: replay: measuring policy-log verify (Postgres chain, decisions topic, replay of customer-events)');
     // A fresh codec, as a gatewayctl process starts with: schema lookups are part of the cost.
-    const connection = { kafkaBrokers: baseConfig.kafkaBrokers, groupPrefix: prefix, schemaRegistryUrl: baseConfig.schemaRegistryUrl };
     const deps = { pool, kafka: inspector, codec: new EventCodec(baseConfig.schemaRegistryUrl, topics), topics, connection };
     const before = cpuSnapshot();
     const report = await verifyPolicyLog(deps, { maxDivergences: 20 });
@@ -286,6 +318,7 @@ export async function replayBench(config: ReplayConfig = replayConfigFromEnv()):
       target: REPLAY_TARGET,
       build,
       raw: { customerEvents, decisions, customerEventsDecoded, decisionsDecoded, both, bothDecoded },
+      floors,
       verify: { report, cpu: verifyCpu, kafkaRecordsPerS, replayPerS },
       ratio: {
         verifyToRaw: ratio(kafkaRecordsPerS, both.perS),
@@ -293,6 +326,8 @@ export async function replayBench(config: ReplayConfig = replayConfigFromEnv()):
         replayToRaw: replayPerS === null ? null : ratio(replayPerS, customerEvents.perS),
         verifyToDecoded: ratio(kafkaRecordsPerS, bothDecoded.perS),
         replayToDecoded: replayPerS === null ? null : ratio(replayPerS, customerEventsDecoded.perS),
+        decodeOnlyToRaw: ratio(floors.decodeOnly.perS, customerEvents.perS),
+        decideNoCompareToRaw: ratio(floors.decideNoCompare.perS, customerEvents.perS),
       },
       verdict: {
         verify: kafkaRecordsPerS >= REPLAY_TARGET.ratioToRaw * both.perS ? 'PASS' : 'MISS',

@@ -14,6 +14,7 @@ export { rebuildProjections, REBUILT_TABLES, type RebuildReport, type RebuildOpt
 export { exportPolicyLog, csvField, CSV_COLUMNS, type ExportOptions } from './export.ts';
 export { showEntry, type ShownEntry } from './show.ts';
 export { complianceDeps, type ComplianceDeps } from './context.ts';
+export { prepareReplay, toScopeRanges, type ReplayScope } from './replay-pass.ts';
 export type { ProgressCallback, ProgressEvent } from './progress.ts';
 
 export interface ComplianceCommandDeps {

@@ -123,4 +123,28 @@ describe('the replay decoder against EventCodec and the real registry', () => {
     expect(packed.outcome.pending.length).toBe(4);
     expect(packed.outcome.kept.map((e) => e.correlation_id)).toEqual(['cmd-3']);
   });
+
+  it("the bench's cut-short passes: decode only decides nothing; decide only decides the same commands, without digests", async () => {
+    const codec = new EventCodec(registryUrl, new Topics(prefix, 1));
+    await codec.init(['SendRequested', 'PolicyInputRecorded']);
+    const records = await sample(codec);
+    const scope: ReplayScope = { topic: records[0]!.topic, ends: [[0, '0', String(records.length)]], committed: [[0, '10']], customers: null };
+    const replay = async (s: ReplayScope) => {
+      const accumulator = new ReplayAccumulator(s);
+      await replayBatch(packBatch(records, 0), new SyncRecordDecoder(registryUrl), accumulator);
+      return accumulator.outcome;
+    };
+    const full = await replay(scope);
+    const decodeOnly = await replay({ ...scope, stopAfter: 'decode' });
+    const decideOnly = await replay({ ...scope, stopAfter: 'decide' });
+
+    // All three read and decode the same records and find the same pending commands.
+    for (const outcome of [decodeOnly, decideOnly]) {
+      expect(outcome).toMatchObject({ read: full.read, undecodable: full.undecodable, customerEvents: full.customerEvents, pending: full.pending });
+    }
+    expect(decodeOnly.decided).toEqual([]);
+    expect(full.decided.length).toBe(8);
+    expect(full.decided.every(([, digest]) => digest.length > 0)).toBe(true);
+    expect(decideOnly.decided).toEqual(full.decided.map(([id, , partition, offset, customer]) => [id, '', partition, offset, customer]));
+  });
 });

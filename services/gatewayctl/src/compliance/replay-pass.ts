@@ -33,6 +33,12 @@ export interface ReplayScope {
    * customer's records are all on one partition, so partitions can be replayed apart.
    */
   partitions?: number[];
+  /**
+   * For the benchmark's floors only (verify never sets it): stop each record after decoding it, or
+   * after deciding it without digesting the decision, so the bench can tell what each step costs
+   * in this very pipeline. The outcome then holds counts and positions, no digests.
+   */
+  stopAfter?: 'decode' | 'decide';
 }
 
 /** [correlation id, replayDigestOf(replayed entry), partition, offset, customer id] */
@@ -87,8 +93,10 @@ export class ReplayAccumulator {
   private readonly limits: Map<number, { exact: bigint; number: number | null }>;
   private readonly customers: Set<string> | null;
   private readonly keep: Set<string>;
+  private readonly stopAfter: ReplayScope['stopAfter'];
 
   constructor(scope: ReplayScope) {
+    this.stopAfter = scope.stopAfter;
     const committed = new Map(scope.committed.map(([partition, offset]) => [partition, offset]));
     // Past the committed offset (or the end, when the consumer never committed) records are pending.
     this.limits = new Map(
@@ -126,13 +134,15 @@ export class ReplayAccumulator {
       if (event.type === 'SendRequested') outcome.pending.push(event.payload.correlation_id);
       return;
     }
+    if (this.stopAfter === 'decode') return;
     const step = this.replayer.advance(event);
     if (step.kind === 'duplicate') outcome.duplicateCommands++;
     else if (step.kind === 'error') {
       outcome.errors.push({ eventType: event.type, correlationId: step.correlationId, customerId: step.customerId, position: `${partition}@${offset}`, error: step.error });
     } else if (step.kind === 'decided') {
       const { command, decision, digest } = step;
-      outcome.decided.push([command.correlation_id, replayDigestOfDecision(command, decision, digest, POLICY_VERSION, partition), partition, offset, command.customer_id]);
+      const replayDigest = this.stopAfter === 'decide' ? '' : replayDigestOfDecision(command, decision, digest, POLICY_VERSION, partition);
+      outcome.decided.push([command.correlation_id, replayDigest, partition, offset, command.customer_id]);
       if (this.keep.has(command.correlation_id)) outcome.kept.push(expectedEntry(command, decision, digest, partition));
     }
   }
