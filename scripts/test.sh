@@ -5,6 +5,7 @@ set -Eeuo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 RESULTS=.run/test-results
+STARTED_MS=$(date +%s%3N)
 rm -rf "$RESULTS"
 mkdir -p "$RESULTS"
 
@@ -42,19 +43,25 @@ run_tier e2e --no-file-parallelism || status=$?
 cleanup
 started_infra=0
 
-# The closing lines: a TAP-style total, then the plain "N passed, N failed" alone as the very last
-# line (vitest's own per-tier summaries above are not a format CI reads).
+# The closing lines: a TAP-style total in the form node's test runner closes with, then the plain
+# "N passed, N failed" alone as the very last line (vitest's own per-tier summaries above are not
+# a format CI reads).
 node -e '
   const fs = require("fs");
-  let passed = 0, failed = Number(process.argv[2]);
+  let passed = 0, failed = Number(process.argv[2]), skipped = 0, todo = 0, suites = 0;
   for (const tier of ["unit", "int", "e2e"]) {
     const file = process.argv[1] + "/" + tier + ".json";
     // A tier that wrote no report (it crashed before reporting) counts as one failure.
     if (!fs.existsSync(file)) { failed += 1; continue; }
     const r = JSON.parse(fs.readFileSync(file, "utf8"));
-    passed += r.numPassedTests; failed += r.numFailedTests + (r.numFailedTestSuites ?? 0) + (r.numRuntimeErrorTestSuites ?? 0);
+    passed += r.numPassedTests;
+    failed += r.numFailedTests + (r.numFailedTestSuites ?? 0) + (r.numRuntimeErrorTestSuites ?? 0);
+    skipped += r.numPendingTests ?? 0;
+    todo += r.numTodoTests ?? 0;
+    suites += r.numTotalTestSuites ?? 0;
   }
-  console.log(`# tests ${passed + failed}\n# pass ${passed}\n# fail ${failed}`);
+  const ms = Date.now() - Number(process.argv[3]);
+  console.log([`# tests ${passed + failed + skipped + todo}`, `# suites ${suites}`, `# pass ${passed}`, `# fail ${failed}`, "# cancelled 0", `# skipped ${skipped}`, `# todo ${todo}`, `# duration_ms ${ms}`].join("\n"));
   console.log(`${passed} passed, ${failed} failed`);
-' "$RESULTS" "$typecheck_failed"
+' "$RESULTS" "$typecheck_failed" "$STARTED_MS"
 exit "$status"
