@@ -79,6 +79,15 @@ async function endpointStatus(account: DemoAccount) {
   return rows[0]!;
 }
 
+/** The health the sender keeps for an endpoint, folded from its attempts. */
+async function endpointHealth(account: DemoAccount) {
+  const { rows } = await suite.db.query<{ consecutive_failures: number; failing: boolean; succeeded: boolean }>(
+    'SELECT consecutive_failures, failing_since IS NOT NULL AS failing, last_success_at IS NOT NULL AS succeeded FROM webhook_endpoints WHERE instance_id = $1',
+    [account.instance_id],
+  );
+  return rows[0]!;
+}
+
 describe('customer webhooks', () => {
   it('each of the sixteen events reaches the receiver subscribed to it and no other, signed over the raw body', async () => {
     const groups = ['recommended', 'instance,lifecycle', 'conversation,call,group'];
@@ -200,6 +209,7 @@ describe('customer webhooks', () => {
       return ['message.sent', 'message.failed', 'message.received'].every((e) => events.filter((x) => x === e).length >= (e === 'message.received' ? 2 : 1));
     }, 20_000, 'the missed events and the refused one delivered after recover');
     expect((await deliveries(account)).every((d) => d.state === 'delivered')).toBe(true);
+    expect(await endpointHealth(account)).toEqual({ consecutive_failures: 0, failing: false, succeeded: true });
   }, 60_000);
 
   it('a redirect is a failed attempt and is not followed; an endpoint failing every attempt for too long is disabled', async () => {
@@ -210,6 +220,7 @@ describe('customer webhooks', () => {
     await emit(account, ['message.received']);
     await until(async () => (await endpointStatus(account)).status === 'disabled', 20_000, 'the endpoint disabled for failing too long');
     expect(await endpointStatus(account)).toEqual({ status: 'disabled', disabled_reason: 'failing_too_long' });
+    expect(await endpointHealth(account)).toEqual({ consecutive_failures: DELAYS.length, failing: true, succeeded: false });
     expect(target.received).toEqual([]);
     const [d] = await deliveries(account);
     expect(d!.attempts_log.map((a) => a.status_code)).toEqual(DELAYS.map(() => 302));

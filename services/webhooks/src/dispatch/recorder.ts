@@ -92,7 +92,11 @@ export class AttemptRecorder {
     try {
       await client.query('BEGIN');
       const byEndpoint = new Map<string, AttemptRecord[]>();
-      for (const a of batch) byEndpoint.set(a.claim.instanceId, [...(byEndpoint.get(a.claim.instanceId) ?? []), a]);
+      for (const a of batch) {
+        const attempts = byEndpoint.get(a.claim.instanceId);
+        if (attempts) attempts.push(a);
+        else byEndpoint.set(a.claim.instanceId, [a]);
+      }
       const outcomes = batch.map(outcomeOf);
       await client.query(
         `INSERT INTO webhook_attempts (delivery_id, attempt, attempted_at, destination_url, status_code, latency_ms, response_snippet, error, outcome, next_attempt_at)
@@ -125,24 +129,26 @@ export class AttemptRecorder {
            FROM webhook_endpoints WHERE instance_id = ANY($1::text[]) ORDER BY instance_id FOR UPDATE`,
         [[...byEndpoint.keys()]],
       );
-      for (const row of locked.rows) {
-        const { health, status } = foldHealth(row, byEndpoint.get(row.instance_id) ?? [], this.policy);
-        await client.query(
-          `UPDATE webhook_endpoints
-              SET status = $2, failing_since = $3, last_success_at = $4, consecutive_failures = $5,
-                  disabled_at = $6, disabled_reason = $7, updated_at = now()
-            WHERE instance_id = $1`,
-          [
-            row.instance_id,
-            status,
-            health.failingSince === null ? null : new Date(health.failingSince),
-            health.lastSuccessAt === null ? null : new Date(health.lastSuccessAt),
-            health.consecutiveFailures,
-            health.disabledAt === null ? null : new Date(health.disabledAt),
-            health.disabledReason,
-          ],
-        );
-      }
+      // Every endpoint's new health in one statement: the rows stay locked for one round trip, not one per endpoint.
+      const folded = locked.rows.map((row) => ({ id: row.instance_id, ...foldHealth(row, byEndpoint.get(row.instance_id) ?? [], this.policy) }));
+      const at = (ms: number | null) => (ms === null ? null : new Date(ms));
+      await client.query(
+        `UPDATE webhook_endpoints e
+            SET status = u.status, failing_since = u.failing_since, last_success_at = u.last_success_at,
+                consecutive_failures = u.consecutive_failures, disabled_at = u.disabled_at, disabled_reason = u.disabled_reason, updated_at = now()
+           FROM unnest($1::text[], $2::text[], $3::timestamptz[], $4::timestamptz[], $5::int[], $6::timestamptz[], $7::text[])
+                AS u(instance_id, status, failing_since, last_success_at, consecutive_failures, disabled_at, disabled_reason)
+          WHERE e.instance_id = u.instance_id`,
+        [
+          folded.map((f) => f.id),
+          folded.map((f) => f.status),
+          folded.map((f) => at(f.health.failingSince)),
+          folded.map((f) => at(f.health.lastSuccessAt)),
+          folded.map((f) => f.health.consecutiveFailures),
+          folded.map((f) => at(f.health.disabledAt)),
+          folded.map((f) => f.health.disabledReason),
+        ],
+      );
       await client.query('COMMIT');
     } catch (error) {
       await client.query('ROLLBACK').catch(() => undefined);
