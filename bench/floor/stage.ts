@@ -13,6 +13,7 @@ import Fastify from 'fastify';
 import pino from 'pino';
 import { Agent, request } from 'undici';
 import { KafkaClient, type ConsumedRecord, type OutgoingRecord } from '@gw/kafka';
+import { onShutdown } from '@gw/runtime';
 import { floorTopics, FLOOR_ID_HEADER } from './topics.ts';
 
 const role = process.env.FLOOR_ROLE;
@@ -22,15 +23,11 @@ const topics = floorTopics(prefix);
 const logger = pino({ level: 'warn' });
 const kafka = new KafkaClient({ brokers, clientId: `bench-floor-${role}`, logger, exactlyOnce: 'idempotent' });
 
-// Stops with the harness, as the services do (STOP_WITH_PARENT_PID).
-const parent = Number(process.env.STOP_WITH_PARENT_PID);
+// Stops on SIGTERM, or when the harness dies (STOP_WITH_PARENT_PID), as the services do.
 const closers: Array<() => Promise<unknown>> = [() => kafka.close()];
-const shutdown = async () => {
+onShutdown(logger, async () => {
   for (const close of closers.splice(0).reverse()) await close().catch(() => undefined);
-  process.exit(0);
-};
-process.once('SIGTERM', () => void shutdown());
-if (Number.isInteger(parent) && parent > 1) setInterval(() => process.ppid !== parent && void shutdown(), 1_000).unref();
+});
 
 const forward = (record: ConsumedRecord, topic: string, value: Buffer): OutgoingRecord => ({
   topic,
