@@ -243,6 +243,26 @@ describe('customer webhooks', () => {
     expect(again!.headers['x-chat-gateway-attempt']).toBe('2');
   }, 60_000);
 
+  it('a SIGTERM while an attempt is in flight waits for its answer and records it, so the delivery is not posted again', async () => {
+    const r = await receiver();
+    const { account } = await subscribed(r, 'recommended');
+    r.answer = () => ({ status: 200, delayMs: 1500 });
+    await emit(account, ['message.sent']);
+    await until(async () => ofInstance(r, account).length === 1, 20_000, 'the attempt in flight');
+    await suite.stack.kill('webhooks', 'SIGTERM');
+    try {
+      // The process went only after recording it: delivered after one attempt, nothing left in flight for a later retry.
+      const { rows } = await suite.db.query<{ state: string; attempts: number }>(
+        'SELECT d.state, (SELECT count(*)::int FROM webhook_attempts a WHERE a.delivery_id = d.delivery_id) AS attempts FROM webhook_deliveries d WHERE d.instance_id = $1',
+        [account.instance_id],
+      );
+      expect(rows).toEqual([{ state: 'delivered', attempts: 1 }]);
+      expect(ofInstance(r, account).map((q) => q.answered)).toEqual([200]);
+    } finally {
+      await suite.stack.start('webhooks');
+    }
+  }, 60_000);
+
   it('one dead endpoint does not slow the others: a healthy endpoint gets all its events while the dead one still hangs', async () => {
     const dead = await receiver();
     const healthy = await receiver();

@@ -26,6 +26,9 @@ export interface Runtime {
    * `<prefix><name>-tx-<instance>`, its lag watched, stopped with the runtime.
    */
   runStage(stage: { name: string; topic: TopicName; transform: TransformBatch; partitionsConsumedConcurrently?: number }): Promise<RunningConsumer>;
+  /** Stops taking records: every consumer finishes its in-flight batch, commits and leaves its group. */
+  stopConsumers(): Promise<void>;
+  /** stopConsumers, then Kafka and Postgres go. */
   close(): Promise<void>;
 }
 
@@ -96,6 +99,10 @@ export async function createRuntime(service: string, options: RuntimeOptions = {
     return consumer;
   };
   let closed = false;
+  const stopConsumers = async () => {
+    for (const timer of lagTimers) clearInterval(timer);
+    await Promise.allSettled(consumers.map((c) => c.stop()));
+  };
   return {
     service,
     config,
@@ -108,12 +115,12 @@ export async function createRuntime(service: string, options: RuntimeOptions = {
     consumers,
     watchLag,
     runStage,
+    stopConsumers,
     async close() {
       if (closed) return;
       closed = true;
-      for (const timer of lagTimers) clearInterval(timer);
       // Consumers first: they finish their in-flight batch and commit before anything else goes away.
-      await Promise.allSettled(consumers.map((c) => c.stop()));
+      await stopConsumers();
       await kafka.close();
       await pool.end().catch(() => undefined);
     },
@@ -194,9 +201,13 @@ export async function runService(
   const ops = await startOpsServer(runtime, host, port);
   clearTimeout(startDeadline);
   runtime.logger.info({ port }, `${service} service started`);
+  // Consumers stop first (their in-flight batches may still use what the service set up, e.g. the
+  // delivery breakers), then the service's own cleanup finishes its work while Kafka and Postgres
+  // are still there (the webhook worker records its in-flight attempts), then they go.
   onShutdown(runtime.logger, async () => {
     await ops.close();
-    await runtime.close();
+    await runtime.stopConsumers();
     await cleanup?.();
+    await runtime.close();
   });
 }
