@@ -15,6 +15,7 @@ import Fastify from 'fastify';
 import { Agent, request } from 'undici';
 import { KafkaClient } from '@gw/kafka';
 import type { Logger } from '@gw/observability';
+import { stopProcess } from '../../test/support/stack.ts';
 import { floorTopics } from '../floor/topics.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -67,15 +68,6 @@ function spawnStage(role: string, env: Record<string, string>): { child: ChildPr
   return { child, ready };
 }
 
-async function stopChild(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  child.kill('SIGTERM');
-  const escalate = setTimeout(() => child.kill('SIGKILL'), 10_000);
-  await exited;
-  clearTimeout(escalate);
-}
-
 export async function startFloor(options: { brokers: string[]; logger: Logger; prefix: string; partitions: number }): Promise<Floor> {
   const topics = floorTopics(options.prefix);
   const admin = new KafkaClient({ brokers: options.brokers, clientId: 'bench-floor-admin', logger: options.logger });
@@ -111,7 +103,7 @@ export async function startFloor(options: { brokers: string[]; logger: Logger; p
   });
 
   const stop = async () => {
-    await Promise.all(children.map(stopChild));
+    await Promise.all(children.map((child) => stopProcess(child)));
     for (const timer of timers) clearTimeout(timer);
     await instance.close().catch(() => undefined);
     await agent.close().catch(() => undefined);

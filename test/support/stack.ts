@@ -57,6 +57,19 @@ async function waitReady(url: string, child: ChildProcess, timeoutMs: number, na
 }
 
 /** Starts the gateway's services as real processes against the real infrastructure. */
+/**
+ * Sends `signal` and waits for the process to exit. A graceful stop that hangs is escalated to
+ * SIGKILL after `graceMs`, so a test or bench run never leaves a process behind.
+ */
+export async function stopProcess(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM', graceMs = 15_000): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  child.kill(signal);
+  const escalate = setTimeout(() => child.kill('SIGKILL'), graceMs);
+  await exited;
+  clearTimeout(escalate);
+}
+
 export async function startStack(services: StackServiceName[] = ['api', 'policy', 'delivery'], extraEnv: Record<string, string> = {}): Promise<Stack> {
   mkdirSync(LOG_DIR, { recursive: true });
   const isolation = await isolate();
@@ -97,13 +110,8 @@ export async function startStack(services: StackServiceName[] = ['api', 'policy'
 
   const kill = async (name: StackServiceName, signal: NodeJS.Signals = 'SIGKILL') => {
     const child = children.get(name);
-    if (!child || child.exitCode !== null || child.signalCode !== null) return;
-    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-    child.kill(signal);
-    // A graceful stop that hangs is escalated, so a test run never leaves a process behind.
-    const escalate = setTimeout(() => child.kill('SIGKILL'), 15_000);
-    await exited;
-    clearTimeout(escalate);
+    if (!child) return;
+    await stopProcess(child, signal);
     children.delete(name);
   };
 
