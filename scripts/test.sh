@@ -55,7 +55,10 @@ node -e '
     if (!fs.existsSync(file)) { failed += 1; continue; }
     const r = JSON.parse(fs.readFileSync(file, "utf8"));
     passed += r.numPassedTests;
-    failed += r.numFailedTests + (r.numFailedTestSuites ?? 0) + (r.numRuntimeErrorTestSuites ?? 0);
+    // A failed test counts once; a file that failed with no failed test (it did not load, a hook
+    // threw) counts as one failure more. (numFailedTestSuites would count the file and each describe again.)
+    const fileErrors = (r.testResults ?? []).filter((f) => f.status === "failed" && !f.assertionResults.some((a) => a.status === "failed")).length;
+    failed += r.numFailedTests + fileErrors;
     skipped += r.numPendingTests ?? 0;
     todo += r.numTodoTests ?? 0;
     suites += r.numTotalTestSuites ?? 0;
