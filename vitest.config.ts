@@ -18,6 +18,7 @@ export default defineConfig({
         test: {
           name: 'int',
           include: ['libs/**/*.int.test.ts', 'services/**/*.int.test.ts', 'test/**/*.int.test.ts'],
+          setupFiles: ['test/support/setup-request-timeout.ts'],
           testTimeout: 60_000,
           hookTimeout: 120_000,
         },
@@ -26,6 +27,7 @@ export default defineConfig({
         test: {
           name: 'e2e',
           include: ['test/**/*.e2e.test.ts', 'services/**/*.e2e.test.ts'],
+          setupFiles: ['test/support/setup-request-timeout.ts'],
           testTimeout: 120_000,
           hookTimeout: 180_000,
         },

@@ -227,6 +227,12 @@ function whatLimits(r: ReplayReport): string[] {
         `at the in-process decider rate (busy-customer case), before any decoding, hashing or Postgres reading. Raw consume does none of that work.`,
     );
   }
+  if (r.ratio.decideNoCompareToRaw !== null && r.ratio.decideNoCompareToRaw < REPLAY_TARGET.ratioToRaw) {
+    notes.push(
+      `the decider alone misses the target: the replay pass with no comparison at all reaches ${fmt(r.ratio.decideNoCompareToRaw, 2)} x raw on ${r.cores} cores ` +
+        `(decode only: ${fmt(r.ratio.decodeOnlyToRaw, 2)}), so no cheaper comparison can bring the replay to ${REPLAY_TARGET.ratioToRaw}.`,
+    );
+  }
   const benchCpu = r.verify.cpu.byComponent['bench process (load generator, simulator, baseline server)'] ?? 0;
   notes.push(
     `verify runs in one Node process: ${benchCpu}% of one core during verify (${benchCpu >= 85 ? 'CPU-bound on the main thread' : 'not CPU-bound: waiting on Kafka/Postgres'}); ` +

@@ -17,6 +17,7 @@ import { isoTime } from './time/iso-time.ts';
 import { otherRecipientsOf, rememberSend, shortDigest, type RecentSendsHour } from './time/recent-sends.ts';
 import { computeQuotaWindows, quotaWindows } from './time/quota-windows.ts';
 import { createHash } from 'node:crypto';
+import { flatJson } from './details-json.ts';
 
 /** A small seeded generator, so a failure can be reproduced. */
 function random(seed: number) {
@@ -275,6 +276,34 @@ describe('fast paths of the decider give the same answers as the plain code', ()
       expect(JSON.parse(JSON.stringify(runs))).toEqual(runs);
       expect(Object.keys(runs)).toEqual(runs.map((_, i) => String(i)));
     }
+  });
+  it('flatJson writes exactly what JSON.stringify writes, for details and for anything else', () => {
+    const rng = random(31);
+    // '__proto__' may give the object another prototype, whose toJSON then throws for both.
+    const outcome = (write: () => string) => {
+      try {
+        return write();
+      } catch (error) {
+        return { threw: (error as Error).message };
+      }
+    };
+    const keys = ['limit', 'used', 'window', 'resets_at', 'override_granted_by', 'tokens', '1', '0', 'a"b', 'k\\', 'ключ', '', 'toJSON', '__proto__'];
+    const values: unknown[] = [
+      0, -0, 1, -1.5, 1e21, 1e-7, 2 ** 53, NaN, Infinity, -Infinity, '', 'plain', '2026-11-24T00:00:00.000Z', 'quote"', 'back\\slash', 'tab\t', 'nl\n', '\u007f', 'é', '😀', '\ud800', '\u2028',
+      null, undefined, true, false, [1, 'a'], { nested: 1 }, new Date(0), () => 1, Symbol('s'),
+    ];
+    for (let i = 0; i < 20_000; i++) {
+      const object: Record<string, unknown> = {};
+      const n = rng.int(7);
+      for (let k = 0; k < n; k++) object[rng.pick(keys)] = rng.pick(values);
+      expect(outcome(() => flatJson(object)), String(i)).toEqual(outcome(() => JSON.stringify(object)));
+    }
+    // Not a plain object, or properties from elsewhere: still the builtin's text.
+    const withProto = Object.assign(Object.create({ inherited: 1 }), { own: 2 }) as Record<string, unknown>;
+    const nullProto = Object.assign(Object.create(null), { a: 1 }) as Record<string, unknown>;
+    const withToJson = { a: 1, toJSON: () => 'x' };
+    const hidden = Object.defineProperty({ a: 1 }, 'b', { value: 2, enumerable: false }) as Record<string, unknown>;
+    for (const object of [withProto, nullProto, withToJson, hidden, { [Symbol('s')]: 1, a: 'x' }]) expect(flatJson(object)).toBe(JSON.stringify(object));
   });
 });
 

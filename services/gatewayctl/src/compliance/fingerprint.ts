@@ -144,19 +144,42 @@ export function replayDigestOf(entry: SendDecided): string {
  * replayDigestOf(toDecidedEvent(command, decision, -1, policyVersion, digest) placed in `partition`),
  * without building the entry: the replay needs only the digest of what it decided (no event id,
  * no dispatch copy). Writes the same text from the same values: each reason's detail is the text
- * toDecidedEvent records (detailsJson).
+ * toDecidedEvent records (detailsJson). The pieces that repeat from one decision to the next (a
+ * rule's name and outcome, a constant detail, the policy version) are written once and remembered
+ * with whether they hold a surrogate, so only the pieces that vary are written and scanned.
  */
 export function replayDigestOfDecision(command: SendRequested, decision: PolicyDecision, digest: string, policyVersion: string, partition: number): string {
   const rejected = decision.decision === 'rejected';
-  let text =
+  const head =
     token(orMissing(command.correlation_id)) + token(orMissing(command.customer_id)) + token(orMissing(command.instance_id)) + token(orMissing(command.message_id)) +
-    token(orMissing(command.occurred_at)) + token(orMissing(command.phone)) + token(orMissing(command.message_purpose)) + token(orMissing(digest)) +
-    token(orMissing(decision.decision)) + token((rejected ? decision.code : null) ?? null) + token((rejected ? decision.message : null) ?? null);
+    token(orMissing(command.occurred_at)) + token(orMissing(command.phone)) + token(orMissing(command.message_purpose)) + token(orMissing(digest));
+  const verdict = constantPiece(decision.decision);
+  let surrogate = verdict.surrogate;
+  let text = head + verdict.text + (rejected ? token(decision.code ?? null) + token(decision.message ?? null) : NULL_TOKENS);
+  // Every piece that varies is scanned for surrogates once, together; remembered pieces know already.
+  let varying = rejected ? head + String(decision.code) + String(decision.message) : head;
   const rules = decision.rules;
   text += `r${rules.length}:`;
-  for (const r of rules) text += token(orMissing(r.rule)) + token(orMissing(r.outcome)) + token(detailOf(decision, r) ?? null);
-  text += token(orMissing(policyVersion)) + token(orMissing(partition));
-  if (!SURROGATE.test(text)) return sha256(text);
+  for (const r of rules) {
+    const named = ruleTokens(r.rule, r.outcome);
+    text += named.text;
+    surrogate ||= named.surrogate;
+    const details = rejected && r.outcome === 'fail' ? decision.details : r.details;
+    if (!details) text += NULL_PIECE.text;
+    else if (Object.isFrozen(details)) {
+      const constant = constantDetail(details);
+      text += constant.text;
+      surrogate ||= constant.surrogate;
+    } else {
+      const written = detailsJson(details);
+      text += token(written);
+      varying += written;
+    }
+  }
+  const version = constantPiece(policyVersion);
+  text += version.text + token(orMissing(partition));
+  surrogate ||= version.surrogate || SURROGATE.test(varying);
+  if (!surrogate) return sha256(text);
   return sha256(
     `J${JSON.stringify([
       orMissing(command.correlation_id), orMissing(command.customer_id), orMissing(command.instance_id), orMissing(command.message_id), orMissing(command.occurred_at),
@@ -165,6 +188,57 @@ export function replayDigestOfDecision(command: SendRequested, decision: PolicyD
       rules.map((r) => [orMissing(r.rule), orMissing(r.outcome), detailOf(decision, r) ?? null]), orMissing(policyVersion), orMissing(partition),
     ])}`,
   );
+}
+
+/** A token of the digest text, and whether it holds a surrogate. */
+interface Piece {
+  text: string;
+  surrogate: boolean;
+}
+
+const pieceOf = (value: unknown): Piece => {
+  const text = token(value);
+  return { text, surrogate: SURROGATE.test(text) };
+};
+const NULL_PIECE = pieceOf(null);
+const NULL_TOKENS = token(null) + token(null);
+
+// Memos of pure functions of their keys; bounded, since a long replay may meet many versions.
+const MEMO_LIMIT = 4096;
+const constants = new Map<unknown, Piece>();
+const named = new Map<unknown, Map<unknown, Piece>>();
+const constantDetailTexts = new WeakMap<object, Piece>();
+
+/** token(orMissing(value)) for a value that repeats (the policy version). */
+function constantPiece(value: unknown): Piece {
+  let piece = constants.get(value);
+  if (piece === undefined) {
+    if (constants.size >= MEMO_LIMIT) constants.clear();
+    constants.set(value, (piece = pieceOf(orMissing(value))));
+  }
+  return piece;
+}
+
+/** token(orMissing(rule)) + token(orMissing(outcome)): a handful of pairs in all. */
+function ruleTokens(rule: unknown, outcome: unknown): Piece {
+  let byOutcome = named.get(rule);
+  if (byOutcome === undefined) {
+    if (named.size >= MEMO_LIMIT) named.clear();
+    named.set(rule, (byOutcome = new Map()));
+  }
+  let piece = byOutcome.get(outcome);
+  if (piece === undefined) {
+    const text = token(orMissing(rule)) + token(orMissing(outcome));
+    byOutcome.set(outcome, (piece = { text, surrogate: SURROGATE.test(text) }));
+  }
+  return piece;
+}
+
+/** token(detailsJson(details)) of a frozen details object, which cannot change: remembered (as detailsJson remembers its text). */
+function constantDetail(details: Record<string, unknown>): Piece {
+  let piece = constantDetailTexts.get(details);
+  if (piece === undefined) constantDetailTexts.set(details, (piece = pieceOf(detailsJson(details))));
+  return piece;
 }
 
 /** The detail text toDecidedEvent records for a rule of a decision. */

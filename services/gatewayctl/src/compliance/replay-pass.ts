@@ -294,9 +294,14 @@ export async function replayBatch(batch: RecordBatch, decoder: SyncRecordDecoder
   }
 }
 
-/** Worker threads for a replay: one per core, at most two (the replay's shares are CPU-bound; more would only contend). */
+/**
+ * Worker threads for a replay: one per core (the shares are CPU-bound, so more would only
+ * contend), at most MAX_REPLAY_WORKERS; a scope of fewer partitions uses fewer (splitScope).
+ */
+export const MAX_REPLAY_WORKERS = 16;
+
 export function defaultReplayWorkers(): number {
-  return Math.max(1, Math.min(2, availableParallelism()));
+  return Math.max(1, Math.min(MAX_REPLAY_WORKERS, availableParallelism()));
 }
 
 export interface ReplayRunner {
