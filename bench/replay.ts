@@ -9,6 +9,7 @@ import { createPool } from '@gw/db';
 import { EventCodec, Topics } from '@gw/events';
 import { KafkaInspector, type ConsumedRecord } from '@gw/kafka';
 import { prepareReplay, toScopeRanges, verifyPolicyLog, type ComplianceDeps, type ReplayScope, type VerifyReport } from '../services/gatewayctl/src/compliance/index.ts';
+import { measureReplaySteps, type StepCosts } from './lib/replay-steps.ts';
 import { benchDecider } from '../libs/policy/src/bench.ts';
 import { baseConfig } from '../test/support/infra.ts';
 import { startStack } from '../test/support/stack.ts';
@@ -117,6 +118,8 @@ export interface ReplayReport {
   };
   /** The replay pass cut short (replayFloor): decode only; decode and decide, no comparison. */
   floors: { decodeOnly: Timed; decideNoCompare: Timed };
+  /** The replay's steps on one thread (measureReplaySteps), and the CPU per record the target leaves them. */
+  steps: StepCosts & { readUs: number; budgetUs: number; budgetBesideReadUs: number };
   verify: {
     report: Omit<VerifyReport, 'divergences'> & { divergences: VerifyReport['divergences'] };
     cpu: CpuUsage;
@@ -227,6 +230,11 @@ function whatLimits(r: ReplayReport): string[] {
         `at the in-process decider rate (busy-customer case), before any decoding, hashing or Postgres reading. Raw consume does none of that work.`,
     );
   }
+  const st = r.steps;
+  notes.push(
+    `CPU budget at ${REPLAY_TARGET.ratioToRaw} x raw on ${r.cores} cores: ${st.budgetUs} us per record for everything; the read (as raw reads) takes ${st.readUs}, ` +
+      `leaving ${st.budgetBesideReadUs} us. The replay's steps on one thread (${st.records} records): decode ${st.decodeUs} + decide ${st.decideUs} + comparison ${st.compareUs} = ${st.totalUs} us per record.`,
+  );
   if (r.ratio.decideNoCompareToRaw !== null && r.ratio.decideNoCompareToRaw < REPLAY_TARGET.ratioToRaw) {
     notes.push(
       `the decider alone misses the target: the replay pass with no comparison at all reaches ${fmt(r.ratio.decideNoCompareToRaw, 2)} x raw on ${r.cores} cores ` +
@@ -306,6 +314,13 @@ export async function replayBench(config: ReplayConfig = replayConfigFromEnv()):
     console.log('bench: replay: measuring the replay pass cut short (decode only; decode + decide without comparing)');
     const floorDeps = { pool, kafka: inspector, codec: new EventCodec(baseConfig.schemaRegistryUrl, topics), topics, connection };
     const floors = { decodeOnly: await replayFloor(floorDeps, customerTopic, 'decode'), decideNoCompare: await replayFloor(floorDeps, customerTopic, 'decide') };
+    console.log('bench: replay: measuring the replay steps on one thread');
+    const costs = await measureReplaySteps(inspector, customerTopic, baseConfig.schemaRegistryUrl);
+    // The raw read's CPU per record (this process: the reader and its helper threads).
+    const readerPct = customerEvents.cpu.byComponent['bench process (load generator, simulator, baseline server)'] ?? 0;
+    const readUs = round(((readerPct / 100) * customerEvents.ms * 1000) / Math.max(customerEvents.records, 1), 1);
+    const budgetUs = round((cpuSnapshot().cores * 1e6) / Math.max(REPLAY_TARGET.ratioToRaw * customerEvents.perS, 1), 1);
+    const steps = { ...costs, readUs, budgetUs, budgetBesideReadUs: round(budgetUs - readUs, 1) };
 
     console.log('bench: replay: measuring policy-log verify (Postgres chain, decisions topic, replay of customer-events)');
     // A fresh codec, as a gatewayctl process starts with: schema lookups are part of the cost.
@@ -325,6 +340,7 @@ export async function replayBench(config: ReplayConfig = replayConfigFromEnv()):
       build,
       raw: { customerEvents, decisions, customerEventsDecoded, decisionsDecoded, both, bothDecoded },
       floors,
+      steps,
       verify: { report, cpu: verifyCpu, kafkaRecordsPerS, replayPerS },
       ratio: {
         verifyToRaw: ratio(kafkaRecordsPerS, both.perS),
