@@ -22,9 +22,10 @@ const keyTexts = new Map<string, string>();
 
 /**
  * JSON.stringify(value), written out directly for what most details are: a plain object whose
- * own values are numbers, plain ASCII strings, booleans, null or undefined (twice as fast as the
- * builtin on such small objects, and a decision writes several). Anything else, or any string
- * needing an escape, is left to JSON.stringify itself, so the text is always the builtin's.
+ * own values are numbers, plain ASCII strings, booleans, null or undefined. On such small objects
+ * it is one and a half to three times as fast as the builtin, and a decision writes several.
+ * Anything else, or any string needing an escape, is left to JSON.stringify itself, so the text
+ * is always the builtin's.
  */
 export function flatJson(value: Record<string, unknown>): string {
   if (Object.getPrototypeOf(value) !== Object.prototype) return JSON.stringify(value);
