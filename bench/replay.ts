@@ -14,7 +14,7 @@ import { benchDecider } from '../libs/policy/src/bench.ts';
 import { baseConfig } from '../test/support/infra.ts';
 import { startStack } from '../test/support/stack.ts';
 import { buildPolicyLog, type BuiltLog } from './lib/replay-log.ts';
-import { cpuSnapshot, cpuUsage, type CpuUsage } from './lib/cpu.ts';
+import { BENCH_PROCESS, cpuSnapshot, cpuUsage, type CpuUsage } from './lib/cpu.ts';
 import { defer, deleteKafkaState, deleteSubjects } from './lib/teardown.ts';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
@@ -154,7 +154,7 @@ function table(rows: string[][]): string {
 const ratio = (a: number, b: number) => (b > 0 ? round(a / b, 2) : null);
 const fmt = (v: number | null | undefined, digits = 0) => (v === null || v === undefined ? '-' : round(v, digits).toString());
 // cpu.ts names this process after the send-path bench's roles; here it is the reader and verifier.
-const cpuTop = (cpu: CpuUsage) => Object.entries(cpu.byComponent).slice(0, 3).map(([k, v]) => `${k.startsWith('bench process') ? 'bench process (reader / verify)' : k} ${v}%`).join(', ');
+const cpuTop = (cpu: CpuUsage) => Object.entries(cpu.byComponent).slice(0, 3).map(([k, v]) => `${k === BENCH_PROCESS ? 'bench process (reader / verify)' : k} ${v}%`).join(', ');
 
 function print(r: ReplayReport): void {
   const b = r.build;
@@ -241,10 +241,10 @@ function whatLimits(r: ReplayReport): string[] {
         `(decode only: ${fmt(r.ratio.decodeOnlyToRaw, 2)}), so no cheaper comparison can bring the replay to ${REPLAY_TARGET.ratioToRaw}.`,
     );
   }
-  const benchCpu = r.verify.cpu.byComponent['bench process (load generator, simulator, baseline server)'] ?? 0;
+  const benchCpu = r.verify.cpu.byComponent[BENCH_PROCESS] ?? 0;
   notes.push(
     `verify runs in one Node process: ${benchCpu}% of one core during verify (${benchCpu >= 85 ? 'CPU-bound on the main thread' : 'not CPU-bound: waiting on Kafka/Postgres'}); ` +
-      `raw count used ${r.raw.customerEvents.cpu.byComponent['bench process (load generator, simulator, baseline server)'] ?? 0}% (kafkajs fetch + record decoding).`,
+      `raw count used ${r.raw.customerEvents.cpu.byComponent[BENCH_PROCESS] ?? 0}% (kafkajs fetch + record decoding).`,
   );
   notes.push(
     `decode alone costs: raw ${r.raw.both.perS}/s -> raw + Avro decode ${r.raw.bothDecoded.perS}/s (verify / decoded: ${fmt(r.ratio.verifyToDecoded, 2)}; replay / decoded customer-events: ${fmt(r.ratio.replayToDecoded, 2)}).`,
@@ -317,7 +317,7 @@ export async function replayBench(config: ReplayConfig = replayConfigFromEnv()):
     console.log('bench: replay: measuring the replay steps on one thread');
     const costs = await measureReplaySteps(inspector, customerTopic, baseConfig.schemaRegistryUrl);
     // The raw read's CPU per record (this process: the reader and its helper threads).
-    const readerPct = customerEvents.cpu.byComponent['bench process (load generator, simulator, baseline server)'] ?? 0;
+    const readerPct = customerEvents.cpu.byComponent[BENCH_PROCESS] ?? 0;
     const readUs = round(((readerPct / 100) * customerEvents.ms * 1000) / Math.max(customerEvents.records, 1), 1);
     const budgetUs = round((cpuSnapshot().cores * 1e6) / Math.max(REPLAY_TARGET.ratioToRaw * customerEvents.perS, 1), 1);
     const steps = { ...costs, readUs, budgetUs, budgetBesideReadUs: round(budgetUs - readUs, 1) };

@@ -19,6 +19,9 @@ interface ProcInfo {
   cmdline: string;
 }
 
+/** The label of the bench's own process (the load generator, the simulator, the baseline server, readers). */
+export const BENCH_PROCESS = 'bench process (load generator, simulator, baseline server)';
+
 function readProc(pid: number): ProcInfo | null {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
@@ -45,7 +48,7 @@ function allProcs(): ProcInfo[] {
 
 /** Which component a process belongs to, or null for processes the bench does not account for. */
 function classify(p: ProcInfo, benchChildren: Set<number>): string | null {
-  if (p.pid === process.pid) return 'bench process (load generator, simulator, baseline server)';
+  if (p.pid === process.pid) return BENCH_PROCESS;
   if (benchChildren.has(p.pid)) {
     const service = /services\/([a-z-]+)\/src\/main\.ts/.exec(p.cmdline)?.[1];
     return service ? `${service} service` : 'bench children (other)';
