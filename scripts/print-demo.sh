@@ -4,8 +4,10 @@ set -Eeuo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 sim="http://127.0.0.1:${SIM_PORT:-18090}"
 inbox="$sim/sim/inbox/demo-$(date +%s)"
-# The demo's webhook goes to the simulator's inbox, a receiver on this machine.
-demo="$(WEBHOOK_ALLOW_CIDRS="${WEBHOOK_ALLOW_CIDRS-127.0.0.0/8}" npx --no-install gatewayctl demo --json --webhook-url "$inbox" 2>/dev/null)"
+# The demo's webhook goes to the simulator's inbox, a receiver on this machine. gatewayctl reads
+# the local stack's settings (.run/local.env: the key file, loopback opened for webhooks) as it
+# does when run by hand.
+demo="$(npx --no-install gatewayctl demo --json --webhook-url "$inbox" 2>/dev/null)"
 field() { node -e 'const d=JSON.parse(process.argv[1]); process.stdout.write(String(d[process.argv[2]] ?? ""))' "$demo" "$1"; }
 base="$(field base_url)"
 if [[ -z "$base" ]]; then

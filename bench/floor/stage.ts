@@ -79,11 +79,15 @@ async function api(): Promise<number> {
   return (app.server.address() as AddressInfo).port;
 }
 
+// The floor's stages do no work that could fail for a record: every failure is retried.
+const retryEverything = { isTransient: () => true, maxTries: 1, deadLetter: async () => [] };
+
 async function policy(): Promise<number> {
   const stage = await kafka.transform({
     groupId: `${prefix}floor-policy`,
     topics: [topics.requests],
     transactionalIdPrefix: `${prefix}floor-policy`,
+    faults: retryEverything,
     transform: async (records) => records.map((record) => forward(record, topics.decisions, Buffer.from(`accepted ${record.offset}`))),
   });
   await stage.ready;
@@ -99,6 +103,7 @@ async function delivery(): Promise<number> {
     groupId: `${prefix}floor-delivery`,
     topics: [topics.decisions],
     transactionalIdPrefix: `${prefix}floor-delivery`,
+    faults: retryEverything,
     transform: async (records) =>
       Promise.all(
         records.map(async (record) => {

@@ -30,6 +30,34 @@ SERVICES=(
 
 mkdir -p "$RUN_DIR"
 
+# Secrets at rest are sealed with one key that every service shares (docs/decisions.md, "Secrets
+# at rest"). Local runs keep it in a key file created here, once, before any service starts; the
+# services only read it (GATEWAY_ENV=local) and refuse to start without it. GATEWAY_SECRET_KEY,
+# when set, is used instead.
+export GATEWAY_ENV=local
+export GATEWAY_SECRET_KEY_FILE="${GATEWAY_SECRET_KEY_FILE:-$REPO_ROOT/.run/secret.key}"
+ensure_secret_key() {
+  [[ -e "$GATEWAY_SECRET_KEY_FILE" ]] && return 0
+  mkdir -p "$(dirname "$GATEWAY_SECRET_KEY_FILE")"
+  # noclobber: a concurrent start that created it first keeps its key.
+  if (umask 077; set -o noclobber; head -c 32 /dev/urandom | base64 >"$GATEWAY_SECRET_KEY_FILE") 2>/dev/null; then
+    chmod 600 "$GATEWAY_SECRET_KEY_FILE"
+    echo "secret key: created $GATEWAY_SECRET_KEY_FILE (mode 0600)"
+  fi
+}
+
+# The settings of this local stack, for gatewayctl run by hand (it reads this file when
+# GATEWAY_ENV is not set; libs/config withLocalSettings): the same key file, destinations and ports.
+LOCAL_SETTINGS="${GW_RUN_DIR:-$REPO_ROOT/.run}/local.env"
+write_local_settings() {
+  {
+    echo "# Written by deploy/local/services.sh start: the settings of the local stack, read by gatewayctl."
+    for name in GATEWAY_ENV GATEWAY_SECRET_KEY_FILE WEBHOOK_ALLOW_CIDRS API_PORT POLICY_PORT DELIVERY_PORT INSTANCE_EVENTS_PORT WEBHOOKS_PORT SIM_PORT; do
+      echo "$name=${!name}"
+    done
+  } >"$LOCAL_SETTINGS"
+}
+
 alive() { [[ -f "$1" ]] && kill -0 "$(cat "$1")" 2>/dev/null; }
 
 start_one() {
@@ -89,6 +117,8 @@ stop_one() {
 
 case "${1:-}" in
   start)
+    ensure_secret_key
+    write_local_settings
     for entry in "${SERVICES[@]}"; do
       IFS='|' read -r name main ready <<<"$entry"
       start_one "$name" "$main" "$ready"

@@ -47,6 +47,8 @@ export async function isolate(): Promise<Isolation> {
       KAFKA_BROKERS: baseConfig.kafkaBrokers.join(','),
       SCHEMA_REGISTRY_URL: baseConfig.schemaRegistryUrl,
       GATEWAY_SECRET_KEY: `test-secret-${suffix}`,
+      // Set, so gatewayctl in tests never reads a developer's local stack settings (.run/local.env).
+      GATEWAY_ENV: 'production',
       CONSUMER_SESSION_TIMEOUT_MS: '6000',
       LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'warn',
     },

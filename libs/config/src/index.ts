@@ -1,13 +1,20 @@
 // One place that reads the environment, so every service agrees on names and defaults.
 // Values are read once at start; nothing else in the code base touches process.env.
 
+import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 
 export interface GatewayConfig {
-  /** Seals secrets at rest (AES-256-GCM); from GATEWAY_SECRET_KEY, else a local key file. */
-  secretKey: { fromEnv: string | undefined; file: string };
+  /** GATEWAY_ENV: `production` (the default) refuses to seal or open secrets without GATEWAY_SECRET_KEY; `local` reads the key file. */
+  gatewayEnv: 'local' | 'production';
+  /**
+   * The keyring that seals secrets at rest (libs/security SecretBox; docs/decisions.md "Secrets at rest"):
+   * GATEWAY_SECRET_KEY (else, only when local, GATEWAY_SECRET_KEY_FILE), its id GATEWAY_SECRET_KEY_ID
+   * (else derived from the key), and GATEWAY_SECRET_KEYS_PREVIOUS (`[<kid>:]<key>`, comma-separated) to open older values.
+   */
+  secretKey: { gatewayEnv: 'local' | 'production'; fromEnv: string | undefined; file: string; keyId: string | undefined; previous: string[] };
   kafkaBrokers: string[];
   kafkaClientId: string;
   /** Prefix for every topic and consumer group, so test runs never see each other's state. */
@@ -21,6 +28,8 @@ export interface GatewayConfig {
   fetchMaxWaitMs: number;
   fetchMinBytes: number;
   partitionsConcurrently: number;
+  /** Tries of one record on its own, after its batch failed, before the stage dead-letters it. */
+  stageRecordTries: number;
   /** How often consumer lag is measured for /metrics. */
   lagPollMs: number;
   /** How consume-transform-produce stages commit: Kafka transactions, or idempotent appends then offsets. */
@@ -28,19 +37,29 @@ export interface GatewayConfig {
   schemaRegistryUrl: string;
   databaseUrl: string;
   logLevel: string;
-  api: { host: string; port: number; publicBaseUrl: string; sendDeadlineMs: number; bodyLimitBytes: number; pbxReplayWindowSeconds: number };
+  api: { host: string; port: number; publicBaseUrl: string; sendDeadlineMs: number; bodyLimitBytes: number; pbxReplayWindowSeconds: number; reappendAfterMs: number };
   policy: { host: string; port: number; statesPerPartition: number; logIdBlock: number };
-  delivery: { host: string; port: number; sendTimeoutMs: number; breakerResetMs: number; concurrency: number };
+  delivery: {
+    host: string;
+    port: number;
+    sendTimeoutMs: number;
+    breakerResetMs: number;
+    concurrency: number;
+    /** How often sends of open outcome (interrupted or unanswered) are looked for. */
+    resolveEveryMs: number;
+    /** An attempt is resolved once it is this old: past the send timeout, no live call is under way. */
+    resolveAfterMs: number;
+    /** A send the manager could not be asked about is failed (no_ack) this long after its first claim. */
+    ackDeadlineMs: number;
+    /** Attempts of a message the manager confirms it does not have, before it is failed for good. */
+    maxAttempts: number;
+  };
   /** Keyword lists are matched against an inbound message's whole text, case-insensitive. */
   instanceEvents: {
     host: string;
     port: number;
     optOutKeywords: string[];
     optInKeywords: string[];
-    /** How often sends of unknown outcome are reconciled with what the manager reported. */
-    reconcileEveryMs: number;
-    /** A send of unknown outcome with no matching report from the manager by then is failed (no_ack). */
-    ackDeadlineMs: number;
   };
   simulator: { url: string; globalApiKey: string };
   /** Customer webhooks (docs/webhooks.md): retry schedule, destination rules and concurrency. */
@@ -107,13 +126,42 @@ function str(env: Env, name: string, fallback: string): string {
   return raw === undefined || raw === '' ? fallback : raw;
 }
 
+/** Where deploy/local/services.sh writes the settings of a local stack. */
+export const LOCAL_SETTINGS_FILE = `${REPO_ROOT}.run/local.env`;
+
+/**
+ * The environment with the local stack's settings (KEY=value lines of .run/local.env, written by
+ * `make run`) underneath it, when GATEWAY_ENV is not set and the file exists: gatewayctl run by
+ * hand on a local stack then uses the key file, destinations and ports the services use. A
+ * deployment sets GATEWAY_ENV and never reads the file.
+ */
+export function withLocalSettings(env: Env = process.env, file = LOCAL_SETTINGS_FILE): Env {
+  if (env.GATEWAY_ENV !== undefined || !existsSync(file)) return env;
+  const settings: Env = {};
+  for (const line of readFileSync(file, 'utf8').split('\n')) {
+    const match = /^([A-Z][A-Z0-9_]*)=(.*)$/.exec(line.trim());
+    if (match) settings[match[1]!] = match[2];
+  }
+  return { ...settings, ...env };
+}
+
 export function loadConfig(env: Env = process.env): GatewayConfig {
   const apiHost = str(env, 'API_HOST', '127.0.0.1');
   const apiPort = int(env, 'API_PORT', 18000);
   const kafkaPort = int(env, 'KAFKA_PORT', 19092);
   const registryPort = int(env, 'REGISTRY_PORT', 18081);
+  const sendTimeoutMs = int(env, 'DELIVERY_SEND_TIMEOUT_MS', 5_000);
+  const gatewayEnv = str(env, 'GATEWAY_ENV', 'production');
+  if (gatewayEnv !== 'local' && gatewayEnv !== 'production') throw new Error(`Environment variable GATEWAY_ENV must be local or production, got "${gatewayEnv}"`);
   return {
-    secretKey: { fromEnv: env.GATEWAY_SECRET_KEY, file: str(env, 'GATEWAY_SECRET_KEY_FILE', `${REPO_ROOT}.run/secret.key`) },
+    gatewayEnv,
+    secretKey: {
+      gatewayEnv,
+      fromEnv: env.GATEWAY_SECRET_KEY || undefined,
+      file: str(env, 'GATEWAY_SECRET_KEY_FILE', `${REPO_ROOT}.run/secret.key`),
+      keyId: env.GATEWAY_SECRET_KEY_ID || undefined,
+      previous: list(env, 'GATEWAY_SECRET_KEYS_PREVIOUS', []),
+    },
     kafkaBrokers: str(env, 'KAFKA_BROKERS', `127.0.0.1:${kafkaPort}`).split(',').map((b) => b.trim()),
     kafkaClientId: str(env, 'KAFKA_CLIENT_ID', 'chat-gateway'),
     topicPrefix: str(env, 'TOPIC_PREFIX', 'gw.'),
@@ -123,6 +171,7 @@ export function loadConfig(env: Env = process.env): GatewayConfig {
     fetchMaxWaitMs: int(env, 'KAFKA_FETCH_MAX_WAIT_MS', 50),
     fetchMinBytes: int(env, 'KAFKA_FETCH_MIN_BYTES', 1),
     partitionsConcurrently: int(env, 'STAGE_PARTITIONS_CONCURRENTLY', 3),
+    stageRecordTries: Math.max(1, int(env, 'STAGE_RECORD_TRIES', 3)),
     lagPollMs: int(env, 'LAG_POLL_MS', 5_000),
     exactlyOnce: str(env, 'KAFKA_EXACTLY_ONCE', 'idempotent') === 'transactions' ? 'transactions' : 'idempotent',
     schemaRegistryUrl: str(env, 'SCHEMA_REGISTRY_URL', `http://127.0.0.1:${registryPort}/apis/ccompat/v7`),
@@ -135,6 +184,7 @@ export function loadConfig(env: Env = process.env): GatewayConfig {
       sendDeadlineMs: int(env, 'SEND_DEADLINE_MS', 10_000),
       bodyLimitBytes: int(env, 'API_BODY_LIMIT_BYTES', 64 * 1024),
       pbxReplayWindowSeconds: int(env, 'PBX_REPLAY_WINDOW_S', 300),
+      reappendAfterMs: int(env, 'IDEMPOTENT_REAPPEND_AFTER_MS', 5_000),
     },
     policy: {
       host: str(env, 'POLICY_HOST', '127.0.0.1'),
@@ -145,17 +195,19 @@ export function loadConfig(env: Env = process.env): GatewayConfig {
     delivery: {
       host: str(env, 'DELIVERY_HOST', '127.0.0.1'),
       port: int(env, 'DELIVERY_PORT', 18020),
-      sendTimeoutMs: int(env, 'DELIVERY_SEND_TIMEOUT_MS', 5_000),
+      sendTimeoutMs,
       breakerResetMs: int(env, 'DELIVERY_BREAKER_RESET_MS', 10_000),
       concurrency: int(env, 'DELIVERY_CONCURRENCY', 32),
+      resolveEveryMs: int(env, 'DELIVERY_RESOLVE_EVERY_MS', 1_000),
+      resolveAfterMs: int(env, 'DELIVERY_RESOLVE_AFTER_MS', sendTimeoutMs + 3_000),
+      ackDeadlineMs: int(env, 'ACK_DEADLINE_MS', 600_000),
+      maxAttempts: Math.max(1, int(env, 'DELIVERY_MAX_ATTEMPTS', 3)),
     },
     instanceEvents: {
       host: str(env, 'INSTANCE_EVENTS_HOST', '127.0.0.1'),
       port: int(env, 'INSTANCE_EVENTS_PORT', 18030),
       optOutKeywords: list(env, 'OPT_OUT_KEYWORDS', ['STOP', 'STOPALL', 'UNSUBSCRIBE', 'CANCEL', 'END', 'QUIT', 'REVOKE', 'OPTOUT', 'OPT OUT']),
       optInKeywords: list(env, 'OPT_IN_KEYWORDS', ['START', 'UNSTOP', 'YES']),
-      reconcileEveryMs: int(env, 'RECONCILE_EVERY_MS', 1_000),
-      ackDeadlineMs: int(env, 'ACK_DEADLINE_MS', 600_000),
     },
     webhooks: {
       host: str(env, 'WEBHOOKS_HOST', '127.0.0.1'),

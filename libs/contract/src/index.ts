@@ -4,3 +4,4 @@ export { MESSAGE_PURPOSES, isMessagePurpose, type MessagePurpose } from './purpo
 export * from './schemas.ts';
 export { normalizePhone } from './phone.ts';
 export { DEFAULT_PBX_TEMPLATES, TEMPLATE_EVENTS, renderTemplate } from './pbx-templates.ts';
+export { SAFE_TEXT_PATTERN, SAFE_TEXT_RULE, textProblem, safeString, findUnsafeText } from './text.ts';

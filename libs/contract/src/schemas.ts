@@ -1,5 +1,6 @@
 import { ERROR_CODES } from './error-codes.ts';
 import { MESSAGE_PURPOSES } from './purposes.ts';
+import { safeString } from './text.ts';
 
 // JSON schemas of the v1 contract: the routes validate with them and openapi.json is generated
 // from them, so the contract and the code cannot drift.
@@ -12,9 +13,9 @@ export const SendMessageRequestSchema = {
   additionalProperties: false,
   required: ['instance_id', 'phone', 'message', 'message_purpose'],
   properties: {
-    instance_id: { type: 'string', minLength: 1, maxLength: 128, description: 'Customer-owned instance ID or instance name' },
-    phone: { type: 'string', minLength: 1, maxLength: 32, description: 'Recipient number in international format' },
-    message: { type: 'string', minLength: 1, maxLength: MESSAGE_MAX_LENGTH, description: 'Message body' },
+    instance_id: safeString(128, 'Customer-owned instance ID or instance name'),
+    phone: safeString(32, 'Recipient number in international format'),
+    message: safeString(MESSAGE_MAX_LENGTH, 'Message body'),
     message_purpose: { type: 'string', enum: [...MESSAGE_PURPOSES], description: 'One of: ' + MESSAGE_PURPOSES.join(', ') },
   },
 } as const;
@@ -63,7 +64,7 @@ export const PBX_EVENT_TYPES = [
 ] as const;
 export type PbxEventType = (typeof PBX_EVENT_TYPES)[number];
 
-const optionalString = (description: string) => ({ type: 'string', maxLength: 1024, description });
+const optionalString = (description: string) => safeString(1024, description, 0);
 
 export const PbxWebhookRequestSchema = {
   $id: 'PbxWebhookRequest',
@@ -75,7 +76,7 @@ export const PbxWebhookRequestSchema = {
     event_type: { type: 'string', enum: [...PBX_EVENT_TYPES] },
     to: optionalString('Destination phone for outbound_message (international format)'),
     customer_phone: optionalString('Customer phone for call-event templates (international format)'),
-    message_text: { type: 'string', maxLength: MESSAGE_MAX_LENGTH, description: 'Body for outbound_message' },
+    message_text: safeString(MESSAGE_MAX_LENGTH, 'Body for outbound_message', 0),
     message_purpose: { type: 'string', enum: ['support', 'operational', 'transactional', 'internal_team', 'authentication'] },
     conversation_id: optionalString(''),
     external_message_id: optionalString('Idempotency: the same id never sends twice'),

@@ -91,6 +91,27 @@ export interface GatewayEventEmitted extends EventBase {
   payload: string;
 }
 
+/** A record a stage gave up on, kept whole (schemas/RecordDeadLettered.avsc). */
+export interface RecordDeadLettered extends EventBase {
+  stage: string;
+  error: string;
+  tries: number;
+  source_topic: string;
+  source_partition: number;
+  source_offset: string;
+  source_timestamp: string;
+  source_key: string | null;
+  source_value: Buffer | null;
+  source_headers: Record<string, string>;
+}
+
+export interface DeadLetterResolved extends EventBase {
+  dead_letter_id: string;
+  resolution: 'retried' | 'discarded';
+  by: string;
+  reason: string;
+}
+
 export interface EventPayloads {
   SendRequested: SendRequested;
   SendDecided: SendDecided;
@@ -101,6 +122,8 @@ export interface EventPayloads {
   PbxEventReceived: PbxEventReceived;
   InstanceEventReceived: InstanceEventReceived;
   GatewayEventEmitted: GatewayEventEmitted;
+  RecordDeadLettered: RecordDeadLettered;
+  DeadLetterResolved: DeadLetterResolved;
 }
 
 export type EventType = keyof EventPayloads;

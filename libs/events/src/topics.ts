@@ -11,6 +11,8 @@ export const TOPIC_NAMES = {
   deliveryEvents: 'delivery-events.v1',
   instanceEvents: 'instance-events.v1',
   gatewayEvents: 'gateway-events.v1',
+  /** Records the stages gave up on, and their resolutions (gatewayctl dlq). */
+  deadLetters: 'dead-letters.v1',
 } as const;
 
 export type TopicName = keyof typeof TOPIC_NAMES;
@@ -25,6 +27,8 @@ export const EVENT_TOPIC: Record<EventType, TopicName> = {
   PbxEventReceived: 'customerEvents',
   InstanceEventReceived: 'instanceEvents',
   GatewayEventEmitted: 'gatewayEvents',
+  RecordDeadLettered: 'deadLetters',
+  DeadLetterResolved: 'deadLetters',
 };
 
 export class Topics {

@@ -8,6 +8,10 @@ export interface HttpResult {
   body: unknown;
 }
 
+/**
+ * One call to a manager, bounded as a whole by `timeoutMs` (connecting, the answer's head and its
+ * body together): the delivery resolver relies on no call outliving its attempt by more than that.
+ */
 export async function callManager(
   method: 'GET' | 'POST' | 'DELETE' | 'PUT',
   url: string,
@@ -23,6 +27,7 @@ export async function callManager(
     body: body === undefined ? undefined : JSON.stringify(body),
     headersTimeout: timeoutMs,
     bodyTimeout: timeoutMs,
+    signal: AbortSignal.timeout(timeoutMs),
   });
   const text = await response.body.text();
   let parsed: unknown = text;

@@ -1,8 +1,9 @@
-import { Kafka, logLevel as KafkaLogLevel, CompressionTypes, type Producer, type Consumer, type LogEntry } from 'kafkajs';
+import { Kafka, logLevel as KafkaLogLevel, CompressionTypes, Partitioners, type Producer, type Consumer, type LogEntry } from 'kafkajs';
 import type { Logger } from 'pino';
 import { toConsumed } from './headers.ts';
 import { GroupCommit } from '@gw/batching';
 import { transactionCoalescer } from './transaction-coalescer.ts';
+import { processBatch, type StageFaults } from './stage-runner.ts';
 import type {
   ConsumedRecord,
   OutgoingRecord,
@@ -51,6 +52,8 @@ export interface TransformOptions {
    */
   instanceId?: string;
   transform: TransformBatch;
+  /** What a failing batch or record does: retried, taken apart, dead-lettered (stage-runner.ts). */
+  faults: StageFaults;
   partitionsConsumedConcurrently?: number;
 }
 
@@ -157,7 +160,7 @@ export class KafkaClient {
 
   private producer(): Promise<Producer> {
     if (!this.sharedProducer) {
-      const producer = this.kafka.producer({ idempotent: true, maxInFlightRequests: 1, allowAutoTopicCreation: false });
+      const producer = this.kafka.producer({ idempotent: true, maxInFlightRequests: 1, allowAutoTopicCreation: false, createPartitioner: Partitioners.DefaultPartitioner });
       this.sharedProducer = producer.connect().then(() => producer);
       this.closers.push(async () => producer.disconnect());
     }
@@ -199,6 +202,7 @@ export class KafkaClient {
       ? this.kafka.producer({
           transactionalId: `${options.transactionalIdPrefix}-${options.instanceId ?? '0'}`,
           idempotent: true,
+          createPartitioner: Partitioners.DefaultPartitioner,
           maxInFlightRequests: 1,
           transactionTimeout: 30_000,
         })
@@ -232,9 +236,14 @@ export class KafkaClient {
       eachBatch: async ({ batch, heartbeat, isRunning, isStale, resolveOffset }) => {
         if (!isRunning() || isStale() || batch.messages.length === 0) return;
         const records = batch.messages.map((m) => toConsumed(batch.topic, batch.partition, m));
-        const outputs = await options.transform(records, { topic: batch.topic, partition: batch.partition, heartbeat });
-        await commit(outputs, batch.topic, batch.partition, (BigInt(batch.lastOffset()) + 1n).toString());
-        resolveOffset(batch.lastOffset());
+        await processBatch(records, options.transform, options.faults, {
+          topic: batch.topic,
+          partition: batch.partition,
+          heartbeat,
+          isActive: () => isRunning() && !isStale(),
+          commit: (outputs, nextOffset) => commit(outputs, batch.topic, batch.partition, nextOffset),
+          resolveOffset,
+        });
         await heartbeat();
       },
     });

@@ -6,6 +6,10 @@ export interface ServiceMetrics {
   httpDuration: Histogram<'method' | 'route' | 'status_code'>;
   consumerLag: Gauge<'group' | 'topic' | 'partition'>;
   eventsProcessed: Counter<'group' | 'topic' | 'outcome'>;
+  /** Records a stage gave up on and moved to the dead-letter topic. */
+  deadLetters: Counter<'group' | 'topic'>;
+  /** Failed tries of a stage: transient (infrastructure away, retried) or record (counted towards dead-lettering). */
+  stageFailures: Counter<'group' | 'kind'>;
 }
 
 export function createMetrics(service: string, withDefaults = true): ServiceMetrics {
@@ -31,6 +35,18 @@ export function createMetrics(service: string, withDefaults = true): ServiceMetr
       name: 'gateway_events_processed_total',
       help: 'Events handled by a consumer group, by outcome',
       labelNames: ['group', 'topic', 'outcome'],
+      registers: [registry],
+    }),
+    deadLetters: new Counter({
+      name: 'gateway_dead_letters_total',
+      help: 'Records a consumer stage gave up on after its tries and moved to the dead-letter topic',
+      labelNames: ['group', 'topic'],
+      registers: [registry],
+    }),
+    stageFailures: new Counter({
+      name: 'gateway_stage_failures_total',
+      help: 'Failed tries of a consumer stage: transient (retried until the infrastructure is back) or record (counted towards dead-lettering)',
+      labelNames: ['group', 'kind'],
       registers: [registry],
     }),
   };

@@ -3,7 +3,8 @@ import { loadConfig, type GatewayConfig } from '@gw/config';
 import { createPool, type Pool } from '@gw/db';
 import { EventCodec, Topics, type TopicName } from '@gw/events';
 import { KafkaClient, KafkaInspector, type RunningConsumer, type TransformBatch } from '@gw/kafka';
-import { createLogger, createMetrics, opsPlugin, type Logger, type ServiceMetrics } from '@gw/observability';
+import { createLogger, createMetrics, describeError, opsPlugin, type Logger, type ServiceMetrics } from '@gw/observability';
+import { deadLetterRecord, isTransient } from './faults.ts';
 
 /** What every service process shares: configuration, logs, metrics, Kafka, the registry and Postgres. */
 export interface Runtime {
@@ -86,12 +87,27 @@ export async function createRuntime(service: string, options: RuntimeOptions = {
     void poll();
   };
   const runStage: Runtime['runStage'] = async ({ name, topic, transform, partitionsConsumedConcurrently }) => {
+    const groupId = topics.group(name);
     const consumer = await kafka.transform({
-      groupId: topics.group(name),
+      groupId,
       topics: [topics.name(topic)],
       instanceId: config.consumerInstanceId,
       transactionalIdPrefix: topics.group(`${name}-tx`),
       transform,
+      faults: {
+        isTransient,
+        maxTries: config.stageRecordTries,
+        deadLetter: (record, failure) => deadLetterRecord(codec, name, record, failure),
+        onFailure: (record, error, transient) => {
+          metrics.stageFailures.inc({ group: groupId, kind: transient ? 'transient' : 'record' });
+          const where = record ? { topic: record.topic, partition: record.partition, offset: record.offset } : {};
+          logger.warn({ group: groupId, ...where, transient, error: describeError(error) }, transient ? 'stage waiting for the infrastructure' : 'record failed in stage');
+        },
+        onDeadLettered: (record, failure) => {
+          metrics.deadLetters.inc({ group: groupId, topic: record.topic });
+          logger.error({ group: groupId, topic: record.topic, partition: record.partition, offset: record.offset, tries: failure.tries, error: describeError(failure.error) }, 'record dead-lettered; the stage moved past it (gatewayctl dlq list)');
+        },
+      },
       partitionsConsumedConcurrently,
     });
     consumers.push(consumer);

@@ -1,47 +1,205 @@
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
 
 /**
- * Seals secrets at rest with AES-256-GCM. Sealed form: v1.<iv>.<tag>.<ciphertext> (base64url).
- * The key comes from GATEWAY_SECRET_KEY (any string; hashed to 32 bytes) or, for local runs,
- * from a key file created once with mode 0600.
+ * Seals secrets at rest with AES-256-GCM under a keyring (docs/decisions.md, "Secrets at rest").
+ *
+ * Sealed form: `v2.<kid>.<iv>.<tag>.<ciphertext>` (base64url parts; `v2.<kid>` is authenticated
+ * too). `seal` always uses the current key; `open` picks the key by kid. Values sealed before key
+ * ids existed (`v1.<iv>.<tag>.<ciphertext>`) are tried with the current key, then each previous one.
+ *
+ * A key is any string of at least 16 characters, hashed to 32 bytes. Its id is GATEWAY_SECRET_KEY_ID
+ * when given, else derived from it (the same key always gets the same id). No message this class
+ * produces contains key material or a sealed value: they name kids, environment variables and files.
  */
 export class SecretBox {
-  private readonly key: Buffer;
+  /** The id of the key `seal` uses. */
+  readonly currentKid: string;
+  private readonly current: Buffer;
+  /** Every key by its id, the current one first (Map keeps insertion order). */
+  private readonly keys = new Map<string, Buffer>();
 
-  constructor(keyMaterial: string) {
-    if (keyMaterial.length < 16) throw new Error('secret key material must be at least 16 characters');
-    this.key = createHash('sha256').update(keyMaterial, 'utf8').digest();
+  /**
+   * @param keyMaterial the current key
+   * @param options.keyId the current key's id (default: derived from the key)
+   * @param options.previous keys of earlier rotations, each `<key>` or `<kid>:<key>` (see {@link parseKeyEntry})
+   */
+  constructor(keyMaterial: string, options: { keyId?: string; previous?: readonly string[] } = {}) {
+    if (keyMaterial.length < MIN_KEY_LENGTH) throw new Error(`secret key material must be at least ${MIN_KEY_LENGTH} characters`);
+    this.current = keyBytes(keyMaterial);
+    this.currentKid = options.keyId === undefined ? deriveKeyId(keyMaterial) : checkedKid(options.keyId, 'GATEWAY_SECRET_KEY_ID');
+    this.keys.set(this.currentKid, this.current);
+    for (const [i, entry] of (options.previous ?? []).entries()) {
+      const { kid, material } = parseKeyEntry(entry);
+      checkLength(material, `Key ${i + 1} of GATEWAY_SECRET_KEYS_PREVIOUS`);
+      const key = keyBytes(material);
+      const known = this.keys.get(kid);
+      if (known && !known.equals(key)) {
+        throw new Error(`Two different keys have the id ${kid} (GATEWAY_SECRET_KEY_ID and GATEWAY_SECRET_KEYS_PREVIOUS): give each key its own id.`);
+      }
+      this.keys.set(kid, key);
+    }
   }
 
-  static fromConfig(key: { fromEnv: string | undefined; file: string }): SecretBox {
-    if (key.fromEnv) return new SecretBox(key.fromEnv);
-    const keyFile = key.file;
-    if (!existsSync(keyFile)) {
-      mkdirSync(dirname(keyFile), { recursive: true });
-      try {
-        writeFileSync(keyFile, randomBytes(32).toString('base64url'), { mode: 0o600, flag: 'wx' });
-      } catch (error) {
-        // Another process created it first: use theirs.
-        if ((error as { code?: string }).code !== 'EEXIST') throw error;
-      }
+  /**
+   * The keyring the configuration names. Production (GATEWAY_ENV unset or `production`) refuses to
+   * start without GATEWAY_SECRET_KEY; a local run falls back to the key file that `make run`
+   * (deploy/local/services.sh) creates once. Nothing here creates a key.
+   */
+  static fromConfig(config: SecretKeyConfig): SecretBox {
+    const options = { keyId: config.keyId, previous: config.previous ?? [] };
+    if (config.fromEnv) {
+      checkLength(config.fromEnv, 'GATEWAY_SECRET_KEY');
+      return new SecretBox(config.fromEnv, options);
     }
-    return new SecretBox(readFileSync(keyFile, 'utf8').trim());
+    if ((config.gatewayEnv ?? 'production') !== 'local') {
+      throw new SecretKeyMissing(
+        'GATEWAY_SECRET_KEY is not set. Outside local runs (GATEWAY_ENV=production, the default) the gateway refuses to start without it, ' +
+          'so that every service seals and opens secrets with the same key. Generate one with `openssl rand -base64 32` and give the same ' +
+          'value to every service and to gatewayctl. For a local run, set GATEWAY_ENV=local to use the key file that `make run` creates.',
+      );
+    }
+    if (!existsSync(config.file)) {
+      throw new SecretKeyMissing(
+        `No secret key: GATEWAY_ENV=local reads the key file ${config.file}, which does not exist. Run \`make run\` (deploy/local/services.sh ` +
+          `creates it once), or create it yourself: (umask 077; head -c 32 /dev/urandom | base64 > ${config.file}). Or set GATEWAY_SECRET_KEY.`,
+      );
+    }
+    const material = readFileSync(config.file, 'utf8').trim();
+    checkLength(material, `The key in ${config.file}`);
+    return new SecretBox(material, options);
+  }
+
+  /** The ids of the keys that open values besides the current one, in configuration order. */
+  get previousKids(): string[] {
+    return [...this.keys.keys()].filter((kid) => kid !== this.currentKid);
   }
 
   seal(plain: string): string {
     const iv = randomBytes(12);
-    const cipher = createCipheriv('aes-256-gcm', this.key, iv);
+    const header = `v2.${this.currentKid}`;
+    const cipher = createCipheriv('aes-256-gcm', this.current, iv);
+    cipher.setAAD(Buffer.from(header, 'utf8'));
     const body = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
-    return ['v1', iv.toString('base64url'), cipher.getAuthTag().toString('base64url'), body.toString('base64url')].join('.');
+    return [header, iv.toString('base64url'), cipher.getAuthTag().toString('base64url'), body.toString('base64url')].join('.');
   }
 
   open(sealed: string): string {
-    const [version, iv, tag, body] = sealed.split('.');
-    if (version !== 'v1' || !iv || !tag || body === undefined) throw new Error('not a sealed secret');
-    const decipher = createDecipheriv('aes-256-gcm', this.key, Buffer.from(iv, 'base64url'));
-    decipher.setAuthTag(Buffer.from(tag, 'base64url'));
-    return Buffer.concat([decipher.update(Buffer.from(body, 'base64url')), decipher.final()]).toString('utf8');
+    const parsed = parseSealed(sealed);
+    if (!parsed) throw new Error('not a sealed secret');
+    if (parsed.version === 'v1') {
+      for (const key of this.keys.values()) {
+        const plain = tryDecrypt(key, parsed);
+        if (plain !== undefined) return plain;
+      }
+      throw new Error(`a sealed value without a key id (v1) opens with none of the ${this.keys.size} keys of the keyring (current ${this.currentKid})`);
+    }
+    const key = this.keys.get(parsed.kid);
+    if (!key) throw new UnknownKeyId(parsed.kid);
+    const plain = tryDecrypt(key, parsed);
+    if (plain === undefined) throw new Error(`a sealed value with key id ${parsed.kid} does not open with that key (altered, or another key was given that id)`);
+    return plain;
+  }
+
+  /** True when the value is sealed with the current key (nothing for a rotation to do). */
+  isCurrent(sealed: string): boolean {
+    return SecretBox.keyIdOf(sealed) === this.currentKid;
+  }
+
+  /** Whether a key of this keyring carries the id. */
+  knows(kid: string): boolean {
+    return this.keys.has(kid);
+  }
+
+  /**
+   * The key id a sealed value names: its kid (v2), `null` for a value sealed before key ids (v1),
+   * `undefined` when the text is not a sealed value at all.
+   */
+  static keyIdOf(sealed: string): string | null | undefined {
+    const parsed = parseSealed(sealed);
+    return parsed ? (parsed.version === 'v2' ? parsed.kid : null) : undefined;
+  }
+}
+
+/** What {@link SecretBox.fromConfig} reads (libs/config `secretKey`). */
+export interface SecretKeyConfig {
+  /** `production` (default) requires `fromEnv`; `local` falls back to `file`. */
+  gatewayEnv?: 'local' | 'production';
+  /** GATEWAY_SECRET_KEY */
+  fromEnv: string | undefined;
+  /** GATEWAY_SECRET_KEY_FILE (local runs only) */
+  file: string;
+  /** GATEWAY_SECRET_KEY_ID */
+  keyId?: string | undefined;
+  /** GATEWAY_SECRET_KEYS_PREVIOUS, one entry per key */
+  previous?: readonly string[];
+}
+
+/** No key is configured: the process must not start. */
+export class SecretKeyMissing extends Error {
+  override readonly name = 'SecretKeyMissing';
+}
+
+/** A sealed value names a key id that no key of the keyring has. */
+export class UnknownKeyId extends Error {
+  override readonly name = 'UnknownKeyId';
+  constructor(readonly kid: string) {
+    super(`a sealed value names key id ${kid}, which no configured key has (add that key to GATEWAY_SECRET_KEYS_PREVIOUS)`);
+  }
+}
+
+const MIN_KEY_LENGTH = 16;
+const KID = /^[A-Za-z0-9_-]{1,64}$/;
+
+/** The id of a key without an explicit one: the first 8 bytes of SHA-256("kid:" + key), base64url. */
+export function deriveKeyId(keyMaterial: string): string {
+  return createHash('sha256').update(`kid:${keyMaterial}`, 'utf8').digest().subarray(0, 8).toString('base64url');
+}
+
+/**
+ * One entry of GATEWAY_SECRET_KEYS_PREVIOUS: `<key>`, whose id is derived from it, or `<kid>:<key>`
+ * for a key that had an explicit GATEWAY_SECRET_KEY_ID. Generated keys (base64) never contain `:`;
+ * a key that does is written with its id in front (`gatewayctl secrets status` shows the ids).
+ */
+function parseKeyEntry(entry: string): { kid: string; material: string } {
+  const colon = entry.indexOf(':');
+  if (colon > 0 && KID.test(entry.slice(0, colon))) return { kid: entry.slice(0, colon), material: entry.slice(colon + 1) };
+  return { kid: deriveKeyId(entry), material: entry };
+}
+
+function checkedKid(kid: string, source: string): string {
+  if (!KID.test(kid)) throw new Error(`${source} must be 1 to 64 letters, digits, '_' or '-'.`);
+  return kid;
+}
+
+function checkLength(material: string, what: string): void {
+  if (material.length < MIN_KEY_LENGTH) throw new Error(`${what} is shorter than ${MIN_KEY_LENGTH} characters; generate one with \`openssl rand -base64 32\`.`);
+}
+
+function keyBytes(material: string): Buffer {
+  return createHash('sha256').update(material, 'utf8').digest();
+}
+
+type Parsed = { version: 'v1'; aad: null; iv: string; tag: string; body: string } | { version: 'v2'; kid: string; aad: string; iv: string; tag: string; body: string };
+
+function parseSealed(sealed: string): Parsed | undefined {
+  const parts = sealed.split('.');
+  if (parts[0] === 'v1' && parts.length === 4 && parts[1] && parts[2]) return { version: 'v1', aad: null, iv: parts[1], tag: parts[2], body: parts[3]! };
+  if (parts[0] === 'v2' && parts.length === 5 && parts[1] && KID.test(parts[1]) && parts[2] && parts[3]) {
+    return { version: 'v2', kid: parts[1], aad: `v2.${parts[1]}`, iv: parts[2], tag: parts[3], body: parts[4]! };
+  }
+  return undefined;
+}
+
+/** The plain text, or undefined when this key does not open the value (GCM authentication fails). */
+function tryDecrypt(key: Buffer, parsed: Parsed): string | undefined {
+  try {
+    // A full 16-byte tag only: a truncated one would weaken the authentication.
+    const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(parsed.iv, 'base64url'), { authTagLength: 16 });
+    if (parsed.aad !== null) decipher.setAAD(Buffer.from(parsed.aad, 'utf8'));
+    decipher.setAuthTag(Buffer.from(parsed.tag, 'base64url'));
+    return Buffer.concat([decipher.update(Buffer.from(parsed.body, 'base64url')), decipher.final()]).toString('utf8');
+  } catch {
+    return undefined;
   }
 }

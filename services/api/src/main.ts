@@ -14,7 +14,7 @@ const app = await buildApp({
   readiness: { check: () => runtime.consumers.filter((c) => !c.isReady()).map((c) => `consumer ${c.groupId}`) },
   publicBaseUrl: config.api.publicBaseUrl,
   bodyLimitBytes: config.api.bodyLimitBytes,
-  send: { pool: runtime.pool, kafka: runtime.kafka, codec: runtime.codec, replies, deadlineMs: config.api.sendDeadlineMs },
+  send: { pool: runtime.pool, kafka: runtime.kafka, codec: runtime.codec, replies, deadlineMs: config.api.sendDeadlineMs, reappendAfterMs: config.api.reappendAfterMs },
   pbx: {
     pool: runtime.pool,
     kafka: runtime.kafka,
@@ -23,6 +23,7 @@ const app = await buildApp({
     box: SecretBox.fromConfig(config.secretKey),
     deadlineMs: config.api.sendDeadlineMs,
     replayWindowSeconds: config.api.pbxReplayWindowSeconds,
+    reappendAfterMs: config.api.reappendAfterMs,
   },
 });
 await app.listen({ host: config.api.host, port: config.api.port });

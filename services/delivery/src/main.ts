@@ -1,7 +1,4 @@
 import { runService } from '@gw/runtime';
 import { startDeliveryService } from './service.ts';
 
-await runService('delivery', (config) => config.delivery, async (runtime) => {
-  const { breakers } = await startDeliveryService(runtime);
-  return () => breakers.shutdown();
-});
+await runService('delivery', (config) => config.delivery, startDeliveryService);

@@ -3,16 +3,29 @@ import type { Runtime } from '@gw/runtime';
 import { SecretBox } from '@gw/security';
 import { dispatchAccepted } from './dispatch/handler.ts';
 import { InstanceDirectory } from './dispatch/instance-directory.ts';
+import { OpenSendResolver } from './resolve/resolver.ts';
 
-/** Starts the delivery consumer: accepted decisions in, MessageDispatched / DeliveryFailed out. */
-export async function startDeliveryService(runtime: Runtime): Promise<{ breakers: ManagerBreakers }> {
-  const breakers = new ManagerBreakers({ resetTimeoutMs: runtime.config.delivery.breakerResetMs });
+/**
+ * Starts the delivery consumer (accepted decisions in, MessageDispatched / DeliveryFailed out) and
+ * the resolver of sends whose outcome is open. Returns what shuts them down.
+ */
+export async function startDeliveryService(runtime: Runtime): Promise<() => Promise<void>> {
+  const settings = runtime.config.delivery;
+  const breakers = new ManagerBreakers({ resetTimeoutMs: settings.breakerResetMs });
   const directory = new InstanceDirectory(runtime.pool, SecretBox.fromConfig(runtime.config.secretKey));
+  const resolver = new OpenSendResolver(
+    { runtime, directory, breakers },
+    { everyMs: settings.resolveEveryMs, afterMs: settings.resolveAfterMs, ackDeadlineMs: settings.ackDeadlineMs, maxAttempts: settings.maxAttempts, lookupTimeoutMs: settings.sendTimeoutMs },
+  );
   await runtime.runStage({
     name: 'delivery',
     topic: 'policyDecisions',
     transform: dispatchAccepted({ runtime, directory, breakers }),
     partitionsConsumedConcurrently: runtime.config.topicPartitions,
   });
-  return { breakers };
+  resolver.start();
+  return async () => {
+    await resolver.stop();
+    breakers.shutdown();
+  };
 }

@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import { loadConfig } from '@gw/config';
+import { loadConfig, withLocalSettings } from '@gw/config';
 import { createPool, migrate, type Pool } from '@gw/db';
 import type { PolicyModule } from '@gw/policy';
 import { SecretBox } from '@gw/security';
@@ -15,8 +15,11 @@ import { createPbx, disablePbx, rotatePbxSecret, setPbxTemplate } from './pbx/co
 import { allowPurposes, listSuppressions, pauseInstance, resumeInstance, setLimits, setPlan, suppress, toggleModules, unsuppress } from './policy/commands.ts';
 import { FactLog } from './policy/fact-log.ts';
 import { destinationRules, registerWebhookCommands, wordList } from './webhooks/commands.ts';
+import { registerDlqCommands } from './dlq/commands.ts';
+import { registerSecretsCommands } from './secrets/index.ts';
 
-const config = loadConfig();
+// On a local stack (make run), the stack's own settings; a deployment sets GATEWAY_ENV and its own.
+const config = loadConfig(withLocalSettings());
 let pool: Pool | undefined;
 const db = () => (pool ??= createPool(config.databaseUrl, 2));
 const box = () => SecretBox.fromConfig(config.secretKey);
@@ -266,5 +269,7 @@ program
 
 registerComplianceCommands(program, { config });
 registerWebhookCommands(program, { config, action, db, box });
+registerDlqCommands(program, { config, action });
+registerSecretsCommands(program, { action, db, box });
 
 await program.parseAsync(process.argv);

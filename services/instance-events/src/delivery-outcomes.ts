@@ -22,16 +22,13 @@ const derivedId = (sourceEventId: string) => derivedEventId(sourceEventId, 'gate
  * source event, so a redelivered batch yields the same records.
  */
 export function mapDeliveryOutcomes(runtime: Runtime): TransformBatch {
-  const { codec, logger } = runtime;
+  const { codec } = runtime;
   return async (records) => {
     const outcomes = [];
+    // A record that cannot be decoded throws: runStage tries it alone, then dead-letters it.
     for (const record of records) {
-      try {
-        const event = await codec.decode(record);
-        if (event?.type === 'MessageDispatched' || event?.type === 'DeliveryFailed') outcomes.push(event);
-      } catch (error) {
-        logger.error({ topic: record.topic, offset: record.offset, error: String(error) }, 'undecodable record skipped');
-      }
+      const event = await codec.decode(record);
+      if (event?.type === 'MessageDispatched' || event?.type === 'DeliveryFailed') outcomes.push(event);
     }
     const messages = await sentTo(runtime, outcomes.map((o) => o.payload.message_id));
     const outputs: OutgoingRecord[] = [];

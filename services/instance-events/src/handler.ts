@@ -1,12 +1,13 @@
 import { createHash } from 'node:crypto';
 import type { GatewayEventEmitted, InstanceEventReceived, PolicyFactRecord } from '@gw/events';
 import type { OutgoingRecord, TransformBatch } from '@gw/kafka';
+import { envelopeProblem } from '@gw/evolution';
+import { maskPhone } from '@gw/observability';
 import type { PolicyEvent } from '@gw/policy';
 import { toFactRecord } from '@gw/policy-log';
 import type { Runtime } from '@gw/runtime';
 import { mapInstanceEvent, type Mapped } from './map-event.ts';
 import { acceptedCalls, recordCalls, saveConnection, sentMessage } from './store.ts';
-import { recordManagerSend } from './reconcile.ts';
 
 /** A stable id for the n-th output of a source event: a redelivered batch yields the same ids. */
 function derivedId(sourceEventId: string, index: number): string {
@@ -34,34 +35,39 @@ export function handleInstanceEvents(runtime: Runtime): TransformBatch {
   return async (records) => {
     const outputs: OutgoingRecord[] = [];
     for (const record of records) {
-      let received: InstanceEventReceived;
+      // A record that cannot be decoded throws: runStage tries it alone, then dead-letters it.
+      const decoded = await codec.decode(record);
+      if (!decoded || decoded.type !== 'InstanceEventReceived') continue;
+      const received = decoded.payload;
+      const log = logger.child({ correlation_id: received.event_id, instance_id: received.instance_id, event: received.event });
+      // The ingest refuses bad envelopes before they are appended; one appended before it did is
+      // refused here the same way: recorded with its reason, not mapped.
       let envelope: Record<string, unknown>;
       try {
-        const decoded = await codec.decode(record);
-        if (!decoded || decoded.type !== 'InstanceEventReceived') continue;
-        received = decoded.payload;
         envelope = JSON.parse(received.payload) as Record<string, unknown>;
-      } catch (error) {
-        metrics.eventsProcessed.inc({ group, topic: record.topic, outcome: 'undecodable' });
-        logger.error({ topic: record.topic, partition: record.partition, offset: record.offset, error: String(error) }, 'undecodable record skipped');
+      } catch {
+        envelope = {};
+      }
+      const problem = received.payload.trim().startsWith('{') ? envelopeProblem(envelope) : 'the envelope is not a JSON object';
+      if (problem) {
+        await pool.query('SELECT record_instance_event_rejection($1, $2, $3, $4, $5)', [received.instance_id, received.digest, received.event.slice(0, 64), problem, 'instance-events']);
+        metrics.eventsProcessed.inc({ group, topic: record.topic, outcome: 'rejected' });
+        log.warn({ reason: problem }, 'instance event rejected');
         continue;
       }
-      const log = logger.child({ correlation_id: received.event_id, instance_id: received.instance_id, event: received.event });
       const calls = received.event === 'call' ? await acceptedCalls(pool, received.instance_id, envelope.data) : new Set<string>();
       const mapped = mapInstanceEvent(envelope, { optOutKeywords: config.instanceEvents.optOutKeywords, optInKeywords: config.instanceEvents.optInKeywords, acceptedCalls: calls });
 
-      if (received.event === 'send.message') await recordManagerSend(pool, received.instance_id, envelope.data);
       if (mapped.connection) await saveConnection(pool, received.instance_id, mapped.connection, received.occurred_at);
       if (mapped.calls.length > 0) await recordCalls(pool, received.instance_id, mapped.calls);
-      for (const flagged of mapped.flagged) {
-        log.warn({ from: flagged.from, message_text: flagged.text }, 'possible opt-out request in free text; flagged for review (not suppressed)');
-      }
+      // The text is never logged; the sender only masked.
+      for (const flagged of mapped.flagged) log.warn({ from: maskPhone(flagged.from) }, 'possible opt-out request in free text; flagged for review (not suppressed)');
 
       let index = 0;
       for (const fact of mapped.facts) {
         const factRecord: PolicyFactRecord = { ...toFactRecord(optFact(received, fact), received.event_id), event_id: derivedId(received.event_id, index++) };
         outputs.push(await codec.encode('PolicyInputRecorded', factRecord));
-        log.info({ recipient: fact.recipient, keyword: fact.keyword, kind: fact.kind }, fact.kind === 'suppress' ? 'recipient opted out' : 'recipient opted back in');
+        log.info({ recipient: maskPhone(fact.recipient), keyword: fact.keyword, kind: fact.kind }, fact.kind === 'suppress' ? 'recipient opted out' : 'recipient opted back in');
       }
       const timestamp = new Date(received.occurred_at).toISOString();
       for (const gatewayEvent of mapped.events) {

@@ -1,4 +1,4 @@
-import { normalizePhone } from '@gw/contract';
+import { parseJid, phoneOfJid } from '@gw/evolution';
 
 /** A gateway event of the customer webhook contract (spec 6.3): its name and extra fields. */
 export interface GatewayEvent {
@@ -36,24 +36,28 @@ const asObject = (value: unknown): Json => (typeof value === 'object' && value !
 const asList = (value: unknown): Json[] => (Array.isArray(value) ? value.map(asObject) : value === undefined || value === null ? [] : [asObject(value)]);
 const str = (value: unknown): string | undefined => (typeof value === 'string' && value !== '' ? value : undefined);
 
-/** The E.164 phone of a WhatsApp user jid (5511988887777@s.whatsapp.net, with or without a :device). */
-export function phoneFromJid(jid: string | undefined): string | undefined {
-  if (!jid) return undefined;
-  const local = jid.split('@')[0]!.split(':')[0]!;
-  if (!/^\+?\d{6,15}$/.test(local)) return jid;
-  const digits = local.replace(/^\+/, '');
-  return normalizePhone(`+${digits}`) ?? `+${digits}`;
-}
+/** The E.164 phone of a WhatsApp user jid (5511988887777@s.whatsapp.net, with or without a :device); undefined for any other. */
+export const phoneFromJid = (jid: string | undefined): string | undefined => phoneOfJid(jid);
 
-const isGroupJid = (jid: string | undefined) => Boolean(jid?.endsWith('@g.us'));
+const EDGE = /^[\s\p{P}\p{S}]$/u;
+
+/**
+ * Drops spaces, punctuation and symbols at both ends in one pass over the code points. (A regex
+ * anchored at the end, /[…]+$/, retries from every position of a long inner run of punctuation:
+ * quadratic, and a stranger's message of 65k dots stalled the consumer.)
+ */
+function trimEdges(text: string): string {
+  const chars = Array.from(text);
+  let start = 0;
+  let end = chars.length;
+  while (start < end && EDGE.test(chars[start]!)) start++;
+  while (end > start && EDGE.test(chars[end - 1]!)) end--;
+  return chars.slice(start, end).join('');
+}
 
 /** Case-insensitive, surrounding spaces and punctuation ignored, inner spaces collapsed. */
 function normalizeKeyword(text: string): string {
-  return text
-    .normalize('NFKC')
-    .replace(/^[\s\p{P}\p{S}]+|[\s\p{P}\p{S}]+$/gu, '')
-    .replace(/\s+/g, ' ')
-    .toUpperCase();
+  return trimEdges(text.normalize('NFKC')).replace(/\s+/g, ' ').toUpperCase();
 }
 
 /** The keyword of the list that the whole text is, or null. */
@@ -103,14 +107,16 @@ export function mapInstanceEvent(envelope: Json, ctx: MapContext): Mapped {
         const key = asObject(item.key);
         if (key.fromMe === true) continue;
         const remoteJid = str(key.remoteJid);
+        const chat = parseJid(remoteJid);
         const text = messageText(asObject(item.message));
         const externalId = str(key.id);
-        if (isGroupJid(remoteJid)) {
-          emit('group.message_received', { group_id: remoteJid, from: phoneFromJid(str(key.participant)), message_text: text, external_message_id: externalId });
+        if (chat?.kind === 'group') {
+          emit('group.message_received', { group_id: chat.id, from: phoneOfJid(key.participant) ?? phoneOfJid(key.participantAlt), message_text: text, external_message_id: externalId });
           continue;
         }
-        const from = phoneFromJid(remoteJid);
-        if (!from || remoteJid?.endsWith('@broadcast')) continue;
+        // A linked id (@lid) hides the number; Evolution adds the phone JID as remoteJidAlt when it knows it.
+        const from = chat?.kind === 'user' ? chat.phone : chat?.kind === 'lid' ? phoneOfJid(key.remoteJidAlt) : undefined;
+        if (!from) continue;
         emit('message.received', { from, message_text: text, message_type: str(item.messageType), external_message_id: externalId });
         const optOut = matchKeyword(text, ctx.optOutKeywords);
         const optIn = optOut ? null : matchKeyword(text, ctx.optInKeywords);

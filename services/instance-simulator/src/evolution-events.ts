@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import type { SimEvents } from './sim-events.ts';
 import type { ResolvedOptions, SimInstance } from './types.ts';
 import { pathEventName, subscribes } from './webhook-config.ts';
@@ -31,14 +30,6 @@ function evolutionDateTime(): string {
   return new Date(Date.now() - offsetMs).toISOString();
 }
 
-/** Prisma cuid-like id, used as `messageId` (the Message row id) in messages.update. */
-function rowId(): string {
-  const alphabet = '0123456789abcdefghijklmnopqrstuvwxyz';
-  let id = 'cm';
-  for (const byte of randomBytes(23)) id += alphabet[byte % 36];
-  return id;
-}
-
 export class EvolutionEventLog {
   private entries: EvolutionEnvelope[] = [];
 
@@ -66,10 +57,10 @@ export function wireEvolutionEvents(deps: {
   log: EvolutionEventLog;
   options: ResolvedOptions;
   serverUrl: () => string;
+  /** Message key id → the `Message` row id Evolution reports as messageId (the message store's). */
+  messageRowId: (keyId: string) => string;
 }): void {
-  const { events, dispatcher, log, options, serverUrl } = deps;
-  /** Message key id → the Message row id Evolution reports as messageId. */
-  const rowIds = new Map<string, string>();
+  const { events, dispatcher, log, options, serverUrl, messageRowId } = deps;
 
   const emit = (instance: SimInstance, event: string, data: unknown) => {
     const webhook = instance.webhook;
@@ -132,14 +123,13 @@ export function wireEvolutionEvents(deps: {
     }
   });
 
-  events.on('send.message', (instance, entry, response) => {
-    rowIds.set(entry.id, rowId());
+  events.on('send.message', (instance, _entry, response) => {
     emit(instance, 'send.message', response);
   });
 
   events.on('message.status', (instance, entry, status) => {
     emit(instance, 'messages.update', {
-      messageId: rowIds.get(entry.id) ?? rowId(),
+      messageId: messageRowId(entry.id),
       keyId: entry.id,
       remoteJid: entry.remote_jid,
       fromMe: true,

@@ -37,3 +37,11 @@ export function newQrCodeString(): string {
   const parts = [randomBytes(32), randomBytes(32), randomBytes(32)].map((b) => b.toString('base64'));
   return [ref, ...parts].join(',');
 }
+
+/** Prisma cuid-like id: the `Message` row id (fetchMessages' `id`, messages.update's `messageId`). */
+export function newMessageRowId(): string {
+  const alphabet = '0123456789abcdefghijklmnopqrstuvwxyz';
+  let id = 'cm';
+  for (const byte of randomBytes(23)) id += alphabet[byte % 36];
+  return id;
+}

@@ -1,6 +1,8 @@
 export { buildSimulator, createSimulator, type Simulator } from './simulator.ts';
 export { DEFAULT_GLOBAL_API_KEY, DEFAULT_UNKNOWN_NUMBER_PREFIXES } from './options.ts';
-export { DEFAULT_TIMEOUT_DELAY_MS, FAULT_MODES, type FaultInput } from './fault-registry.ts';
+export { DEFAULT_TIMEOUT_DELAY_MS, FAULT_MODES, faultTarget, type FaultInput } from './fault-registry.ts';
+export type { StoredMessage, StoredMessageKey } from './message-store.ts';
+export type { MessagePage } from './message-query.ts';
 export { createJid } from './jid.ts';
 export type { SimContext } from './sim-context.ts';
 export type { SendTextResponse, SimEventMap, SimEvents } from './sim-events.ts';
@@ -11,6 +13,7 @@ export type {
   WebhookRetryOptions,
   ConnectionState,
   FaultMode,
+  FaultTarget,
   FaultRule,
   Integration,
   LedgerEntry,

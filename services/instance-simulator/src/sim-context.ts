@@ -1,6 +1,7 @@
 import type { FaultRegistry } from './fault-registry.ts';
 import type { InstanceStore } from './instance-store.ts';
 import type { Ledger } from './ledger.ts';
+import type { MessageStore } from './message-store.ts';
 import type { NumberDirectory } from './number-directory.ts';
 import type { AckScheduler } from './acks.ts';
 import type { EvolutionEventLog } from './evolution-events.ts';
@@ -14,6 +15,8 @@ export interface SimContext {
   options: ResolvedOptions;
   store: InstanceStore;
   ledger: Ledger;
+  /** Evolution's Message table: every message sent or received (POST /chat/findMessages). */
+  messages: MessageStore;
   faults: FaultRegistry;
   directory: NumberDirectory;
   events: SimEvents;

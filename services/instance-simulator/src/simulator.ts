@@ -6,9 +6,11 @@ import { EvolutionError, genericErrorBody } from './evolution-errors.ts';
 import { FaultRegistry } from './fault-registry.ts';
 import { InstanceStore } from './instance-store.ts';
 import { Ledger } from './ledger.ts';
+import { MessageStore } from './message-store.ts';
 import { NumberDirectory } from './number-directory.ts';
 import { resolveOptions } from './options.ts';
 import { Phone } from './phone.ts';
+import { registerChatRoutes } from './routes/chat-routes.ts';
 import { registerInboxRoutes } from './routes/inbox-routes.ts';
 import { registerInstanceRoutes } from './routes/instance-routes.ts';
 import { registerMessageRoutes } from './routes/message-routes.ts';
@@ -50,6 +52,7 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
   const store = new InstanceStore(events);
   const eventLog = new EvolutionEventLog();
   const webhooks = new WebhookDispatcher(resolved.webhookRetry, shutdownController.signal);
+  const messages = new MessageStore();
   // Subscribed first, so each event is logged and queued before other listeners react to it.
   wireEvolutionEvents({
     events,
@@ -57,12 +60,15 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
     log: eventLog,
     options: resolved,
     serverUrl: () => resolved.serverUrl ?? listeningUrl(app),
+    messageRowId: (keyId) => messages.rowIdFor(keyId),
   });
+  messages.listenTo(events);
   const context: SimContext = {
     options: resolved,
     events,
     store,
     ledger: new Ledger(),
+    messages,
     faults: new FaultRegistry(),
     directory: new NumberDirectory(resolved.unknownNumberPrefixes),
     webhooks,
@@ -104,6 +110,7 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
   registerRootRoutes(app);
   registerInstanceRoutes(app, context);
   registerMessageRoutes(app, context);
+  registerChatRoutes(app, context);
   registerWebhookRoutes(app, context);
   registerSimRoutes(app, context);
   registerInboxRoutes(app);

@@ -80,12 +80,30 @@ export interface WebhookConfig {
 export type MessageStatus = 'ERROR' | 'PENDING' | 'SERVER_ACK' | 'DELIVERY_ACK' | 'READ' | 'PLAYED';
 
 /**
+ * sendText faults:
  * `unknown_number`, `timeout`, `error_5xx`: the sendText call fails / answers late.
  * `disconnect`: the next send finds the phone unlinked: the instance drops to `close`
  * (connection.update) and the send answers 400 Connection Closed.
  * `ack_error`: the send is accepted (201, send.message) but the message ends in status ERROR.
+ * `stall`: the send waits `delay_ms` before being accepted; a client that left meanwhile
+ * leaves no trace (a manager that never processed the request).
+ *
+ * findMessages faults (`find_*`, a separate rule slot, so they never meet sendText):
+ * `find_error_5xx`: 500; `find_timeout`: the answer comes after `delay_ms`.
  */
-export type FaultMode = 'none' | 'unknown_number' | 'timeout' | 'error_5xx' | 'disconnect' | 'ack_error';
+export type FaultMode =
+  | 'none'
+  | 'unknown_number'
+  | 'timeout'
+  | 'error_5xx'
+  | 'disconnect'
+  | 'ack_error'
+  | 'stall'
+  | 'find_error_5xx'
+  | 'find_timeout';
+
+/** The Evolution route a fault mode acts on. */
+export type FaultTarget = 'sendText' | 'findMessages';
 
 export interface FaultRule {
   /** Instance it applies to; undefined means every instance. */

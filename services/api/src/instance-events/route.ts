@@ -4,6 +4,7 @@ import { BatchedLookup, GroupCommit } from '@gw/batching';
 import { ApiError } from '@gw/contract';
 import type { Pool } from '@gw/db';
 import { newEventId, type EventCodec } from '@gw/events';
+import { envelopeProblem } from '@gw/evolution';
 import type { KafkaClient } from '@gw/kafka';
 import { secretMatches } from '@gw/security';
 
@@ -93,6 +94,14 @@ export async function instanceEventsRoutes(app: FastifyInstance, deps: InstanceE
     }
     const { apikey: _secret, ...recorded } = envelope as Record<string, unknown> & { event: string };
     const digest = createHash('sha256').update(raw).digest('hex');
+    // Refused before it reaches Kafka, and recorded with its reason (Evolution does not retry a 400).
+    const problem = envelopeProblem(recorded);
+    if (problem) {
+      const event = /^[A-Za-z0-9._-]{1,64}$/.test(recorded.event) ? recorded.event : '(invalid)';
+      await deps.pool.query('SELECT record_instance_event_rejection($1, $2, $3, $4, $5)', [instance.id, digest, event, problem, 'ingest']);
+      request.log.warn({ instance_id: instance.id, event, reason: problem }, 'instance event rejected');
+      throw new ApiError('validation_error', `The instance event was rejected: ${problem}.`, { reason: problem, digest }, 400);
+    }
     const eventId = newEventId();
     if (!(await claims.one({ instanceId: instance.id, digest, eventId }))) {
       request.log.debug({ instance_id: instance.id, event: recorded.event, digest }, 'duplicate instance event ignored');

@@ -58,7 +58,7 @@ export async function useSignature(pool: Pool, integrationId: number, signature:
   return inserted.rowCount === 1;
 }
 
-export type RequestClaim = { kind: 'new' } | { kind: 'replay'; commandId: string; response: PbxResponseRecord | null };
+export type RequestClaim = { kind: 'new' } | { kind: 'replay'; commandId: string; response: PbxResponseRecord | null; ageMs: number };
 
 export interface PbxResponseRecord {
   status: number;
@@ -80,12 +80,20 @@ export async function claimRequest(pool: Pool, integrationId: number, dedupeKey:
     [integrationId, dedupeKey, commandId],
   );
   if (inserted.rowCount === 1) return { kind: 'new' };
-  const existing = await pool.query<{ command_id: string; response: PbxResponseRecord | null }>(
-    'SELECT command_id, response FROM pbx_requests WHERE integration_id = $1 AND dedupe_key = $2',
+  const existing = await pool.query<{ command_id: string; response: PbxResponseRecord | null; age_ms: number }>(
+    `SELECT command_id, response, (extract(epoch FROM now() - created_at) * 1000)::float8 AS age_ms
+       FROM pbx_requests WHERE integration_id = $1 AND dedupe_key = $2`,
     [integrationId, dedupeKey],
   );
-  const row = existing.rows[0]!;
-  return { kind: 'replay', commandId: row.command_id, response: row.response };
+  const row = existing.rows[0];
+  // Released by the request that held it between our insert and this read: ours to take now.
+  if (!row) return claimRequest(pool, integrationId, dedupeKey, commandId, windowSeconds);
+  return { kind: 'replay', commandId: row.command_id, response: row.response, ageMs: Number(row.age_ms) };
+}
+
+/** Gives a claim up when its event could not be appended, so the PBX's retry is taken as new. */
+export async function releaseClaim(pool: Pool, integrationId: number, dedupeKey: string, commandId: string): Promise<void> {
+  await pool.query('DELETE FROM pbx_requests WHERE integration_id = $1 AND dedupe_key = $2 AND command_id = $3 AND response IS NULL', [integrationId, dedupeKey, commandId]);
 }
 
 export async function recordResponse(pool: Pool, integrationId: number, dedupeKey: string, response: PbxResponseRecord): Promise<void> {

@@ -12,7 +12,9 @@ import {
   ref,
   type PbxEventType,
   DEFAULT_PBX_TEMPLATES,
+  findUnsafeText,
   renderTemplate,
+  SAFE_TEXT_RULE,
   TEMPLATE_EVENTS,
 } from '@gw/contract';
 import type { Pool } from '@gw/db';
@@ -20,7 +22,8 @@ import { newEventId, type EventCodec, type SendRequested } from '@gw/events';
 import type { KafkaClient } from '@gw/kafka';
 import { newId, type SecretBox } from '@gw/security';
 import type { ReplyRouter } from '../send-message/reply-router.ts';
-import { claimRequest, loadIntegration, pbxModuleEnabled, recordResponse, useSignature, type PbxIntegration, type PbxResponseRecord } from './pbx-store.ts';
+import { claimRequest, loadIntegration, pbxModuleEnabled, recordResponse, releaseClaim, useSignature, type PbxIntegration, type PbxResponseRecord } from './pbx-store.ts';
+import { commandDecided } from '../send-message/progress-store.ts';
 import { PbxRateLimiter } from './rate-limiter.ts';
 import { verifyPbxRequest } from './verify-request.ts';
 
@@ -34,6 +37,8 @@ export interface PbxDeps {
   box: SecretBox;
   deadlineMs: number;
   replayWindowSeconds: number;
+  /** A retried event whose first request recorded no response re-appends once its claim is this old (IDEMPOTENT_REAPPEND_AFTER_MS). */
+  reappendAfterMs: number;
   clock?: () => number;
 }
 
@@ -47,7 +52,9 @@ const validatePbxBody = ajv.compile(PbxWebhookRequestSchema);
 function validationError(): ApiError {
   const issue = validatePbxBody.errors?.[0];
   const field = issue?.keyword === 'required' ? String(issue.params.missingProperty) : (issue?.instancePath ?? '').replace(/^\//, '');
-  return new ApiError('validation_error', `Invalid PBX event: ${field || 'the body'} ${issue?.message ?? 'is invalid'}.`, {
+  // Every text pattern of the contract is the safe-text rule; its regex would mean nothing to a reader.
+  const problem = issue?.keyword === 'pattern' ? `must be text ${SAFE_TEXT_RULE}` : (issue?.message ?? 'is invalid');
+  return new ApiError('validation_error', `Invalid PBX event: ${field || 'the body'} ${problem}.`, {
     field: field || null,
     rule: issue?.keyword ?? null,
     errors: (validatePbxBody.errors ?? []).map((e: ErrorObject) => ({ field: e.keyword === 'required' ? String(e.params.missingProperty) : e.instancePath.replace(/^\//, ''), rule: e.keyword, message: e.message })),
@@ -158,6 +165,9 @@ export async function pbxRoutes(app: FastifyInstance, deps: PbxDeps): Promise<vo
         throw new ApiError('invalid_json', 'The request body is not valid JSON.', {});
       }
       if (!validatePbxBody(body)) throw validationError();
+      // Fields of the PBX's own (allowed beside the contract's) are recorded with the event: the same rule for them.
+      const unsafe = findUnsafeText(body, PBX_BODY_LIMIT);
+      if (unsafe) throw new ApiError('validation_error', `Invalid PBX event: ${unsafe.path} ${unsafe.problem}.`, { field: unsafe.path, rule: 'safe_text' }, 400);
       const event = body as PbxBody;
       const plan = planAction(event, integration);
 
@@ -176,6 +186,21 @@ export async function pbxRoutes(app: FastifyInstance, deps: PbxDeps): Promise<vo
         if (claim.response) return reply.code(claim.response.status).send(claim.response.body);
         commandId = claim.commandId;
       }
+      // Append what the event implies: for a new claim, and for a retry whose first request
+      // recorded no response and looks lost (its process may have died between claim and append):
+      // old enough, and, for a send, still undecided (the policy stage decides a command id once).
+      const append =
+        claim.kind === 'new' ||
+        (claim.ageMs > deps.reappendAfterMs && (plan.action !== 'send' || !(await commandDecided(deps.pool, commandId))));
+      const appendOrRelease = async (records: Parameters<KafkaClient['send']>[0]) => {
+        try {
+          await deps.kafka.send(records);
+        } catch (error) {
+          // Not appended: give the claim up, so the PBX's retry is taken as new rather than waiting for ever.
+          if (claim.kind === 'new') await releaseClaim(deps.pool, integration.id, dedupeKey, commandId).catch(() => undefined);
+          throw error;
+        }
+      };
 
       // The event as received, for the record; a sending event is followed by its SendRequested.
       const receivedRecord = (action: 'send' | 'record' | 'acknowledge') =>
@@ -192,14 +217,11 @@ export async function pbxRoutes(app: FastifyInstance, deps: PbxDeps): Promise<vo
         });
       let response: PbxResponseRecord;
       if (plan.action !== 'send') {
-        if (claim.kind === 'new') {
-          const received = await receivedRecord(plan.action);
-          await deps.kafka.send([received]);
-        }
+        if (append) await appendOrRelease([await receivedRecord(plan.action)]);
         response = processed(event.event_type);
       } else {
         const waiting = deps.replies.wait(commandId, deps.deadlineMs, { until: 'decision', checkStoreFirst: claim.kind === 'replay' });
-        if (claim.kind === 'new') {
+        if (append) {
           const command: SendRequested = {
             event_id: newEventId(),
             correlation_id: commandId,
@@ -216,7 +238,7 @@ export async function pbxRoutes(app: FastifyInstance, deps: PbxDeps): Promise<vo
           };
           const received = await receivedRecord('send');
           // One append, in order on the customer's partition: the event as received, then its send.
-          await deps.kafka.send([received, await deps.codec.encode('SendRequested', command)]);
+          await appendOrRelease([received, await deps.codec.encode('SendRequested', command)]);
         }
         const { decision } = await waiting;
         if (!decision) {

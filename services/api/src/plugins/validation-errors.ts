@@ -1,4 +1,4 @@
-import { ApiError, MESSAGE_PURPOSES } from '@gw/contract';
+import { ApiError, MESSAGE_PURPOSES, SAFE_TEXT_RULE } from '@gw/contract';
 
 interface ValidationIssue {
   keyword: string;
@@ -17,6 +17,8 @@ function describe(issue: ValidationIssue, field: string): string {
   if (issue.keyword === 'required') return `${field} is required`;
   if (issue.keyword === 'additionalProperties') return `${field} is not an allowed property`;
   if (field === '') return `the body ${issue.message ?? 'is invalid'}`;
+  // Every text pattern of the contract is the safe-text rule; its regex would mean nothing to a reader.
+  if (issue.keyword === 'pattern' && field !== 'Idempotency-Key') return `${field} must be text ${SAFE_TEXT_RULE}`;
   return `${field} ${issue.message ?? 'is invalid'}`;
 }
 

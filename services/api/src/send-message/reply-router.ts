@@ -4,10 +4,12 @@ import { CORRELATION_HEADER, type EventCodec, type Topics } from '@gw/events';
 import type { ConsumedRecord, KafkaClient, RunningConsumer } from '@gw/kafka';
 import type { Logger } from '@gw/observability';
 import { isFinal, type SendProgress } from './outcome.ts';
-import { loadProgress } from './progress-store.ts';
+import { loadProgress, loadProgressMany } from './progress-store.ts';
 
 interface Waiter {
   progress: SendProgress;
+  /** When it started waiting (ms): the shared poll looks only at waiters older than one poll period. */
+  since: number;
   wake: () => void;
 }
 
@@ -15,11 +17,14 @@ interface Waiter {
  * Request-reply over Kafka: every API process reads the decision and delivery topics with a
  * group of its own and wakes the requests waiting on a correlation id. Records for other
  * processes' commands are skipped without decoding. The projections in Postgres are read as a
- * fallback, so a reply missed (e.g. during a restart) still resolves.
+ * fallback, so a reply missed (e.g. during a restart) still resolves: one statement per poll
+ * period for all the requests that have waited that long, however many there are.
  */
 export class ReplyRouter {
   private readonly waiters = new Map<string, Set<Waiter>>();
   private consumer: RunningConsumer | undefined;
+  private poller: NodeJS.Timeout | undefined;
+  private polling = false;
 
   constructor(
     private readonly kafka: KafkaClient,
@@ -31,12 +36,21 @@ export class ReplyRouter {
   ) {}
 
   async start(): Promise<RunningConsumer> {
-    this.consumer = await this.kafka.listen({
+    const consumer = await this.kafka.listen({
       groupId: this.topics.group(`api-replies-${randomUUID()}`),
       topics: [this.topics.name('policyDecisions'), this.topics.name('deliveryEvents')],
       fromBeginning: false,
       onRecord: (record) => this.route(record),
     });
+    this.poller = setInterval(() => void this.pollWaiting(), this.fallbackPollMs);
+    this.poller.unref();
+    this.consumer = {
+      ...consumer,
+      stop: async () => {
+        clearInterval(this.poller);
+        await consumer.stop();
+      },
+    };
     return this.consumer;
   }
 
@@ -58,55 +72,68 @@ export class ReplyRouter {
     }
   }
 
+  private merge(commandId: string, stored: SendProgress): void {
+    for (const waiter of this.waiters.get(commandId) ?? []) {
+      waiter.progress.decision ??= stored.decision;
+      waiter.progress.delivery ??= stored.delivery;
+      waiter.wake();
+    }
+  }
+
+  /** The shared fallback: one statement for every command some request has waited on for a poll period. */
+  private async pollWaiting(): Promise<void> {
+    if (this.polling || this.waiters.size === 0) return;
+    this.polling = true;
+    try {
+      const now = Date.now();
+      const due = [...this.waiters].filter(([, set]) => [...set].some((w) => now - w.since >= this.fallbackPollMs)).map(([id]) => id);
+      for (const [commandId, stored] of await loadProgressMany(this.pool, due)) this.merge(commandId, stored);
+    } catch (error) {
+      this.logger.warn({ error: String(error) }, 'progress lookup failed');
+    } finally {
+      this.polling = false;
+    }
+  }
+
   /**
    * Registers interest in a command before it is appended (so no reply can slip past) and
    * resolves with the progress once final or at the deadline, whichever comes first.
    */
   wait(commandId: string, deadlineMs: number, options: { checkStoreFirst?: boolean; until?: 'final' | 'decision' } = {}): Promise<SendProgress> {
     const done = options.until === 'decision' ? (p: SendProgress) => p.decision !== null || p.delivery !== null : isFinal;
-    const waiter: Waiter = { progress: { decision: null, delivery: null }, wake: () => undefined };
+    const waiter: Waiter = { progress: { decision: null, delivery: null }, since: Date.now(), wake: () => undefined };
     const set = this.waiters.get(commandId) ?? new Set<Waiter>();
     set.add(waiter);
     this.waiters.set(commandId, set);
 
     return new Promise<SendProgress>((resolve) => {
       let settled = false;
-      const timers: NodeJS.Timeout[] = [];
       const finish = () => {
         if (settled) return;
         settled = true;
-        for (const timer of timers) clearTimeout(timer);
+        clearTimeout(deadline);
         set.delete(waiter);
-        if (set.size === 0) this.waiters.delete(commandId);
+        if (set.size === 0 && this.waiters.get(commandId) === set) this.waiters.delete(commandId);
         resolve(waiter.progress);
       };
       waiter.wake = () => {
         if (done(waiter.progress)) finish();
       };
-      const pollStore = async () => {
-        if (settled) return;
-        try {
-          const stored = await loadProgress(this.pool, commandId);
+      // A retried request: what is recorded already answers it at once.
+      if (options.checkStoreFirst) {
+        loadProgress(this.pool, commandId)
+          .then((stored) => this.merge(commandId, stored))
+          .catch((error) => this.logger.warn({ correlation_id: commandId, error: String(error) }, 'progress lookup failed'));
+      }
+      const deadline = setTimeout(async () => {
+        // One last look at the projections before answering with what is known.
+        const stored = await loadProgress(this.pool, commandId).catch(() => null);
+        if (stored) {
           waiter.progress.decision ??= stored.decision;
           waiter.progress.delivery ??= stored.delivery;
-          waiter.wake();
-        } catch (error) {
-          this.logger.warn({ correlation_id: commandId, error: String(error) }, 'progress lookup failed');
         }
-        if (!settled) timers.push(setTimeout(pollStore, this.fallbackPollMs));
-      };
-      timers.push(setTimeout(pollStore, options.checkStoreFirst ? 0 : this.fallbackPollMs));
-      timers.push(
-        setTimeout(async () => {
-          // One last look at the projections before answering with what is known.
-          const stored = await loadProgress(this.pool, commandId).catch(() => null);
-          if (stored) {
-            waiter.progress.decision ??= stored.decision;
-            waiter.progress.delivery ??= stored.delivery;
-          }
-          finish();
-        }, deadlineMs),
-      );
+        finish();
+      }, deadlineMs);
     });
   }
 }

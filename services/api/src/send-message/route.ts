@@ -9,6 +9,7 @@ import { requireJson } from '../plugins/require-json.ts';
 import { claimIdempotencyKey, IDEMPOTENCY_KEY_PATTERN, requestHash } from './idempotency.ts';
 import { instanceFinder } from './instances.ts';
 import { toResponse } from './outcome.ts';
+import { commandDecided } from './progress-store.ts';
 import type { ReplyRouter } from './reply-router.ts';
 
 export interface SendMessageDeps {
@@ -17,6 +18,8 @@ export interface SendMessageDeps {
   codec: EventCodec;
   replies: ReplyRouter;
   deadlineMs: number;
+  /** An idempotent retry re-appends an undecided command only once the first append is this old (IDEMPOTENT_REAPPEND_AFTER_MS). */
+  reappendAfterMs: number;
   clock?: () => number;
 }
 
@@ -27,9 +30,6 @@ interface SendBody {
   message_purpose: string;
 }
 
-// An idempotent retry re-appends its command only when the first attempt looks lost: the policy
-// stage deduplicates by command id, so a re-append can never produce a second decision.
-const REAPPEND_AFTER_MS = 5_000;
 
 const errorResponses = Object.fromEntries(
   [400, 401, 403, 404, 413, 415, 422, 423, 429, 500, 502].map((status) => [status, { ...ref(ApiErrorSchema), description: 'ApiError' }]),
@@ -99,7 +99,11 @@ export async function sendMessageRoutes(app: FastifyInstance, deps: SendMessageD
       };
 
       const outcome = deps.replies.wait(ids.commandId, deps.deadlineMs, { checkStoreFirst: replay !== null });
-      if (!replay || replay.ageMs > REAPPEND_AFTER_MS) {
+      // A retry re-appends its command only when the first append looks lost: old enough and
+      // still undecided. (The policy stage would re-emit a decided command's decision, and the
+      // pipeline would run again for nothing.) A re-append of an undecided one is safe: the policy
+      // stage decides a command id once.
+      if (!replay || (replay.ageMs > deps.reappendAfterMs && !(await commandDecided(deps.pool, ids.commandId)))) {
         await deps.kafka.send([await deps.codec.encode('SendRequested', command)]);
       }
       const response = toResponse(await outcome, ids);

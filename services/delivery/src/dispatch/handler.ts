@@ -1,12 +1,13 @@
-import { derivedEventId, type SendDecided } from '@gw/events';
+import { GroupCommit } from '@gw/batching';
+import type { SendDecided } from '@gw/events';
 import type { ManagerBreakers, SendTextResult } from '@gw/evolution';
 import type { OutgoingRecord, TransformBatch } from '@gw/kafka';
+import { maskPhone } from '@gw/observability';
 import type { Runtime } from '@gw/runtime';
-import { claim, recordedOutcomes, recordOutcomes, type DeliveryOutcome, type RecordedOutcome } from './delivery-store.ts';
+import { claim, recordedOutcomes, recordOutcomes, type AttemptOutcome, type DeliveryOutcome } from './delivery-store.ts';
 import type { InstanceDirectory } from './instance-directory.ts';
 import { mapConcurrent } from './map-concurrent.ts';
-import { deliveryFact, toOutcome } from './to-outcome.ts';
-import { toFactRecord } from '@gw/policy-log';
+import { outcomeRecords, taskOf, toOutcome, type SendTask } from './outcomes.ts';
 
 export interface DispatchDeps {
   runtime: Runtime;
@@ -15,75 +16,82 @@ export interface DispatchDeps {
   clock?: () => number;
 }
 
+/** One sendText call for a task through its instance's manager (and its breaker). */
+export async function sendThroughManager({ runtime, directory, breakers }: DispatchDeps, task: SendTask): Promise<SendTextResult> {
+  const target = await directory.lookup(task.instanceId);
+  if (!target) return { kind: 'failed', reason: 'manager_rejected', detail: 'the instance is no longer configured' };
+  return breakers.send({ ...target, phone: task.phone, text: task.text, timeoutMs: runtime.config.delivery.sendTimeoutMs });
+}
+
+/** The accepted decisions of a batch, each message once: a batch may hold copies of one decision (a re-emitted batch). */
+function acceptedOnce(decisions: SendDecided[]): SendDecided[] {
+  const byMessage = new Map<string, SendDecided>();
+  for (const d of decisions) if (d.decision === 'accepted' && d.dispatch && !byMessage.has(d.message_id)) byMessage.set(d.message_id, d);
+  return [...byMessage.values()];
+}
+
 /**
- * Sends every accepted decision of a batch through its instance. Each message is claimed in
- * Postgres before it is sent; a redelivered decision re-emits the recorded outcome, and one whose
- * send was interrupted (outcome unknown) is left for reconciliation rather than sent again.
+ * Sends every accepted decision of a batch through its instance, each message at most once.
+ * Each message is claimed in Postgres right before it is sent (so the claim's time is the
+ * attempt's start, which the resolver goes by), and its outcome recorded right after; concurrent
+ * claims and records go out together in one statement each (group commit). A redelivered
+ * decision re-emits the recorded outcome. One whose outcome is open (a send interrupted by a
+ * crash, or answered ambiguously) is never sent blindly: the resolver (resolve/resolver.ts) asks
+ * the manager.
  */
-export function dispatchAccepted({ runtime, directory, breakers, clock = Date.now }: DispatchDeps): TransformBatch {
+export function dispatchAccepted(deps: DispatchDeps): TransformBatch {
+  const { runtime, clock = Date.now } = deps;
   const { codec, pool, logger, metrics, config } = runtime;
   const group = runtime.topics.group('delivery');
-  return async (records) => {
-    const accepted: SendDecided[] = [];
-    for (const record of records) {
-      try {
-        const event = await codec.decode(record);
-        if (event?.type === 'SendDecided' && event.payload.decision === 'accepted' && event.payload.dispatch) accepted.push(event.payload);
-      } catch (error) {
-        metrics.eventsProcessed.inc({ group, topic: record.topic, outcome: 'undecodable' });
-        logger.error({ topic: record.topic, partition: record.partition, offset: record.offset, error: String(error) }, 'undecodable record skipped');
-      }
+  const claims = new GroupCommit<SendDecided, boolean>(async (decisions) => {
+    const claimed = await claim(pool, decisions);
+    return decisions.map((d) => claimed.has(d.message_id));
+  });
+  const records = new GroupCommit<AttemptOutcome, boolean>(async (attempts) => {
+    const recorded = await recordOutcomes(pool, attempts);
+    return attempts.map((a) => recorded.has(a.messageId));
+  });
+
+  type Step = { kind: 'claimed elsewhere'; decision: SendDecided } | { kind: 'settled'; task: SendTask; outcome: DeliveryOutcome | null };
+
+  const sendOne = async (decision: SendDecided): Promise<Step> => {
+    if (!(await claims.one(decision))) return { kind: 'claimed elsewhere', decision };
+    const task = taskOf(decision);
+    const result = await sendThroughManager(deps, task);
+    metrics.eventsProcessed.inc({ group, topic: 'send-decided', outcome: result.kind });
+    const fields = { correlation_id: task.commandId, message_id: task.messageId, to: maskPhone(task.phone), result: result.kind, reason: 'reason' in result ? result.reason : undefined };
+    if (result.kind === 'accepted') logger.debug(fields, 'delivery attempted');
+    else logger.warn(fields, result.kind === 'ambiguous' ? 'delivery outcome unknown; the resolver will ask the manager' : 'delivery not completed');
+    const outcome = toOutcome(task, result, clock());
+    const recorded = await records.one({ messageId: task.messageId, attempt: task.attempt, outcome, detail: result.kind === 'ambiguous' ? result.detail : null });
+    // Not recorded: the resolver took the attempt over meanwhile, and its outcome is the resolver's to tell.
+    return { kind: 'settled', task, outcome: recorded ? outcome : null };
+  };
+
+  return async (batch) => {
+    // A record that cannot be decoded throws: runStage tries it alone, then dead-letters it.
+    const decisions: SendDecided[] = [];
+    for (const record of batch) {
+      const event = await codec.decode(record);
+      if (event?.type === 'SendDecided') decisions.push(event.payload);
     }
+    const accepted = acceptedOnce(decisions);
     if (accepted.length === 0) return [];
 
-    const claimed = await claim(pool, accepted);
-    const already = accepted.filter((d) => !claimed.has(d.message_id));
-    const outcomes: Array<{ decision: SendDecided; outcome: DeliveryOutcome }> = [];
-
-    if (already.length > 0) {
-      const recorded = await recordedOutcomes(pool, already.map((d) => d.message_id));
-      for (const decision of already) {
-        const row = recorded.get(decision.message_id);
+    const steps = await mapConcurrent(accepted, config.delivery.concurrency, sendOne);
+    const outputs: OutgoingRecord[] = [];
+    const redelivered = steps.flatMap((s) => (s.kind === 'claimed elsewhere' ? [s.decision] : []));
+    const recorded = redelivered.length > 0 ? await recordedOutcomes(pool, redelivered.map((d) => d.message_id)) : new Map();
+    for (const step of steps) {
+      if (step.kind === 'claimed elsewhere') {
         metrics.eventsProcessed.inc({ group, topic: 'send-decided', outcome: 'redelivered' });
-        if (row?.outcome) {
-          outcomes.push({ decision, outcome: row.outcome });
-        } else {
-          // Claimed by a process that stopped mid-send: the manager may have it. Never resend blindly;
-          // mark it unknown so it is visible and can be reconciled from the manager's acks.
-          if (row?.state === 'dispatching') await recordOutcomes(pool, [{ messageId: decision.message_id, outcome: null, detail: 'send interrupted by a restart; outcome unknown' }]);
-          logger.warn({ correlation_id: decision.correlation_id, message_id: decision.message_id, state: row?.state }, 'redelivered decision with unknown outcome: not sent again');
-        }
+        const outcome = recorded.get(step.decision.message_id)?.outcome;
+        // Open (dispatching or unknown): the resolver settles it; nothing is sent from here.
+        if (outcome) outputs.push(...(await outcomeRecords(codec, taskOf(step.decision), outcome)));
+      } else if (step.outcome) {
+        outputs.push(...(await outcomeRecords(codec, step.task, step.outcome)));
       }
     }
-
-    const fresh = accepted.filter((d) => claimed.has(d.message_id));
-    const settled: RecordedOutcome[] = [];
-    const results = await mapConcurrent(fresh, config.delivery.concurrency, async (decision) => {
-      const target = await directory.lookup(decision.instance_id);
-      const result: SendTextResult = target
-        ? await breakers.send({ ...target, phone: decision.dispatch!.phone, text: decision.dispatch!.text, timeoutMs: config.delivery.sendTimeoutMs })
-        : { kind: 'failed', reason: 'manager_rejected', detail: 'the instance is no longer configured' };
-      const outcome = toOutcome(decision, result, clock());
-      settled.push({ messageId: decision.message_id, outcome, detail: result.kind === 'ambiguous' ? result.detail : null });
-      metrics.eventsProcessed.inc({ group, topic: 'send-decided', outcome: result.kind });
-      // Sends that went through are counted in metrics; the others are worth a line each.
-      const fields = { correlation_id: decision.correlation_id, message_id: decision.message_id, result: result.kind, reason: 'reason' in result ? result.reason : undefined };
-      if (result.kind === 'accepted') logger.debug(fields, 'delivery attempted');
-      else logger.warn(fields, 'delivery not completed');
-      return outcome ? { decision, outcome } : null;
-    });
-    for (const result of results) if (result) outcomes.push(result);
-    await recordOutcomes(pool, settled);
-
-    const encoded: OutgoingRecord[] = [];
-    for (const { decision, outcome } of outcomes) {
-      encoded.push(await codec.encode(outcome.type, outcome.payload as never));
-      // The outcome is also a policy input (delivery quality): appended to the customer's stream
-      // in the same transaction, so the policy engine folds it in order with the sends.
-      // Its id derives from the outcome's (recorded, so re-emitted as it was): a replayed batch's copy is the same record.
-      const fact = { ...toFactRecord(deliveryFact(decision, outcome), decision.correlation_id), event_id: derivedEventId(outcome.payload.event_id, 'delivery-fact') };
-      encoded.push(await codec.encode('PolicyInputRecorded', fact));
-    }
-    return encoded;
+    return outputs;
   };
 }

@@ -6,6 +6,7 @@ import { digestOf } from './entries.ts';
 import type { PartitionRange } from '@gw/kafka';
 import type { ProgressCallback } from './progress.ts';
 import { Replayer, replayFields } from './replay.ts';
+import { readDeadLetters, skippedPositions } from '../dlq/letters.ts';
 
 export class RebuildRefused extends Error {}
 
@@ -37,7 +38,7 @@ export interface RebuildReport {
   elapsed_ms: number;
 }
 
-export const REBUILT_TABLES = ['policy_state', 'policy_offsets', 'policy_chain', 'policy_log', 'suppressions', 'quota_usage'] as const;
+export const REBUILT_TABLES = ['policy_state', 'policy_offsets', 'policy_chain', 'policy_log', 'suppressions', 'quota_usage', 'policy_facts'] as const;
 
 const total = (ends: Map<number, PartitionRange>) => [...ends.values()].reduce((n, r) => n + Number(r.end - r.low), 0);
 
@@ -124,6 +125,8 @@ export async function rebuildProjections(deps: ComplianceDeps, options: RebuildO
     let customerEvents = 0;
     let divergences = 0;
     const customerTotal = total(customerEnds);
+    // Records the consumer dead-lettered and moved past are skipped here as there.
+    const deadLettered = skippedPositions(await readDeadLetters(kafka, codec, topics), 'policy', customerTopic);
     await kafka.readToEnd(customerTopic, {
       ends: customerEnds,
       onBatch: async (records, partition) => {
@@ -131,6 +134,10 @@ export async function rebuildProjections(deps: ComplianceDeps, options: RebuildO
           customerEvents++;
           if (stopped.has(partition)) continue;
           const offset = BigInt(record.offset);
+          if (deadLettered.has(`${partition}@${record.offset}`)) {
+            next.set(partition, offset + 1n);
+            continue;
+          }
           let event: AnyEvent | null;
           try {
             event = await codec.decode(record);
@@ -156,7 +163,11 @@ export async function rebuildProjections(deps: ComplianceDeps, options: RebuildO
     for (const [partition, stop] of stopped) next.set(partition, stop.offset);
     phase(`folded ${customerEvents} customer events for ${replayer.states.size} customers (${divergences} replay divergences)`);
 
-    // 3. States, offsets, chain heads, sequence.
+    // 3. Folded fact ids, states, offsets, chain heads, sequence.
+    const factIds = [...replayer.foldedFacts];
+    for (let i = 0; i < factIds.length; i += 5000) {
+      await client.query('INSERT INTO policy_facts (event_id) SELECT unnest($1::text[])', [factIds.slice(i, i + 5000)]);
+    }
     const states = [...replayer.states.entries()];
     for (let i = 0; i < states.length; i += 500) {
       const slice = states.slice(i, i + 500);

@@ -79,7 +79,7 @@ describe('replay shares', () => {
   });
 
   it('merges outcomes as one replay would count them; a command id decided in two shares counts once', () => {
-    const outcome = (o: Partial<ReplayOutcome>): ReplayOutcome => ({ read: 0, customerEvents: 0, undecodable: 0, duplicateCommands: 0, decided: [], pending: [], errors: [], kept: [], elapsedMs: 0, ...o });
+    const outcome = (o: Partial<ReplayOutcome>): ReplayOutcome => ({ read: 0, customerEvents: 0, undecodable: 0, deadLettered: 0, duplicateCommands: 0, decided: [], pending: [], errors: [], kept: [], elapsedMs: 0, ...o });
     const merged = mergeOutcomes([
       outcome({ read: 5, customerEvents: 4, undecodable: 1, duplicateCommands: 1, decided: [['a', 'd1', 0, '1', 'c1'], ['b', 'd2', 0, '2', 'c1']], pending: ['p'], elapsedMs: 30 }),
       outcome({ read: 3, customerEvents: 3, decided: [['b', 'd3', 1, '7', 'c2'], ['c', 'd4', 1, '8', 'c2']], errors: [{ eventType: 'SendRequested', correlationId: 'x', customerId: 'c2', position: '1@9', error: 'boom' }], elapsedMs: 50 }),

@@ -28,6 +28,8 @@ export interface ReplayScope {
   customers: string[] | null;
   /** Commands whose replayed entries are wanted back in full (to describe a divergence). */
   keep?: string[];
+  /** Positions (partition@offset) the policy consumer dead-lettered and moved past: skipped as it skipped them. */
+  skip?: string[];
   /**
    * The partitions of `ends` this share replays (one worker's share); all of them when absent. A
    * customer's records are all on one partition, so partitions can be replayed apart.
@@ -59,6 +61,8 @@ export interface ReplayOutcome {
   /** Records of the customers in scope. */
   customerEvents: number;
   undecodable: number;
+  /** Records the policy consumer dead-lettered (scope.skip), not replayed. */
+  deadLettered: number;
   duplicateCommands: number;
   /** Every command decided, in the order of its partition. */
   decided: ReplayedDecision[];
@@ -77,7 +81,7 @@ export type ReplayProgress = (done: number, total: number) => void;
 
 export const toScopeRanges = (ranges: Map<number, PartitionRange>): ReplayScope['ends'] => [...ranges.values()].map((r) => [r.partition, String(r.low), String(r.end)]);
 
-const emptyOutcome = (): ReplayOutcome => ({ read: 0, customerEvents: 0, undecodable: 0, duplicateCommands: 0, decided: [], pending: [], errors: [], kept: [], elapsedMs: 0 });
+const emptyOutcome = (): ReplayOutcome => ({ read: 0, customerEvents: 0, undecodable: 0, deadLettered: 0, duplicateCommands: 0, decided: [], pending: [], errors: [], kept: [], elapsedMs: 0 });
 
 /** A record that could not be decoded (the consumer skips these too). */
 export const UNDECODABLE = Symbol('undecodable');
@@ -93,6 +97,7 @@ export class ReplayAccumulator {
   private readonly limits: Map<number, { exact: bigint; number: number | null }>;
   private readonly customers: Set<string> | null;
   private readonly keep: Set<string>;
+  private readonly skip: Set<string>;
   private readonly stopAfter: ReplayScope['stopAfter'];
 
   constructor(scope: ReplayScope) {
@@ -107,6 +112,7 @@ export class ReplayAccumulator {
     );
     this.customers = scope.customers === null ? null : new Set(scope.customers);
     this.keep = new Set(scope.keep ?? []);
+    this.skip = new Set(scope.skip ?? []);
   }
 
   /** offset >= the partition's limit; compared as numbers when both are exact as numbers (offsets of fewer than 16 digits are). */
@@ -123,6 +129,10 @@ export class ReplayAccumulator {
   add(event: AnyEvent | null | typeof UNDECODABLE, partition: number, offset: string): void {
     const outcome = this.outcome;
     outcome.read++;
+    if (this.skip.size > 0 && this.skip.has(`${partition}@${offset}`)) {
+      outcome.deadLettered++;
+      return;
+    }
     if (event === UNDECODABLE) {
       outcome.undecodable++;
       return;
@@ -218,6 +228,7 @@ export function mergeOutcomes(outcomes: ReplayOutcome[]): ReplayOutcome {
     merged.read += o.read;
     merged.customerEvents += o.customerEvents;
     merged.undecodable += o.undecodable;
+    merged.deadLettered += o.deadLettered;
     merged.duplicateCommands += o.duplicateCommands;
     for (const d of o.decided) {
       if (seen.has(d[0])) merged.duplicateCommands++;

@@ -24,6 +24,8 @@ export type ReplayAdvance =
 export class Replayer {
   readonly states = new Map<string, CustomerPolicyState>();
   private readonly decided = new Set<string>();
+  /** Event ids of the facts folded: the consumer folds a copy of a fact (same id) once. */
+  readonly foldedFacts = new Set<string>();
 
   step(event: AnyEvent, partition: number): ReplayStep {
     const step = this.advance(event);
@@ -34,6 +36,7 @@ export class Replayer {
   /** step, minus building the entry the consumer would have written (the replay of verify digests the decision directly). */
   advance(event: AnyEvent): ReplayAdvance {
     if (event.type === 'SendRequested' && this.decided.has(event.payload.correlation_id)) return { kind: 'duplicate', correlationId: event.payload.correlation_id };
+    if (event.type === 'PolicyInputRecorded' && this.foldedFacts.has(event.payload.event_id)) return { kind: 'ignored' };
     const customerId = event.payload.customer_id;
     const state = this.states.get(customerId) ?? initialPolicyState(customerId);
     let step;
@@ -45,6 +48,7 @@ export class Replayer {
     }
     if (step.kind === 'ignored') return { kind: 'ignored' };
     this.states.set(customerId, step.state);
+    if (event.type === 'PolicyInputRecorded') this.foldedFacts.add(event.payload.event_id);
     if (step.kind === 'decided' && event.type === 'SendRequested') {
       this.decided.add(event.payload.correlation_id);
       // The decider's SendDecided carries the body's digest: no need to hash the body again.

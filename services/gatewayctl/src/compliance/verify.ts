@@ -9,6 +9,7 @@ import type { ProgressCallback } from './progress.ts';
 import { replayFields } from './replay.ts';
 import { prepareReplay, replayCustomerEvents, toScopeRanges, type ReplayOutcome, type ReplayScope } from './replay-pass.ts';
 import type { DecisionDigestBatch } from './decision-digests.ts';
+import { readDeadLetters, skippedPositions } from '../dlq/letters.ts';
 
 export type CheckName =
   | 'db_chain' // prev_hash is not the previous row's entry_hash in its partition chain
@@ -58,6 +59,8 @@ export interface VerifyReport {
     /** Commands past the policy consumer's committed offset: not decided yet, not checked. */
     pending_commands: number;
     undecodable_customer_events: number;
+    /** Customer events the policy consumer dead-lettered (gatewayctl dlq): skipped by the replay as by the consumer. */
+    dead_lettered_customer_events: number;
   };
   /** Every row and record read: Postgres rows + decision records + customer events. */
   events: number;
@@ -151,7 +154,7 @@ export async function verifyPolicyLog(deps: ComplianceDeps, options: VerifyOptio
   };
   const counts: VerifyReport['counts'] = {
     db_rows: 0, db_chains: 0, kafka_decisions: 0, kafka_duplicates: 0, customer_events: 0,
-    decisions_replayed: 0, duplicate_commands: 0, pending_commands: 0, undecodable_customer_events: 0,
+    decisions_replayed: 0, duplicate_commands: 0, pending_commands: 0, undecodable_customer_events: 0, dead_lettered_customer_events: 0,
   };
   const progress = options.onProgress ?? (() => undefined);
 
@@ -270,11 +273,13 @@ export async function verifyPolicyLog(deps: ComplianceDeps, options: VerifyOptio
     // compared with those of (1) and (2) once they are done.
     const replayStarted = Date.now();
     replayTotal = total(customerEnds);
+    const deadLettered = skippedPositions(await readDeadLetters(kafka, deps.codec, topics), 'policy', customerTopic);
     replayScope = {
       topic: customerTopic,
       ends: toScopeRanges(customerEnds),
       committed: [...committed].map(([partition, offset]) => [partition, offset === null ? null : String(offset)]),
       customers: customerId ? [customerId] : null,
+      skip: [...deadLettered],
     };
     outcome = await replayRunner.run(replayScope, (done) => ((replayRead = done), replayProgress()));
     phases.replay_start = outcome.startMs ?? 0;
@@ -388,6 +393,7 @@ export async function verifyPolicyLog(deps: ComplianceDeps, options: VerifyOptio
   // (3) The replay's decisions against the recorded ones.
   counts.customer_events = outcome.customerEvents;
   counts.undecodable_customer_events = outcome.undecodable;
+  counts.dead_lettered_customer_events = outcome.deadLettered;
   counts.duplicate_commands = outcome.duplicateCommands;
   counts.pending_commands = outcome.pending.length;
   const pending = new Set(outcome.pending);

@@ -12,6 +12,14 @@ import {
 import { CliError } from '../accounts/customers.ts';
 import { REACTIVATE, requireInstance, type EndpointStatus } from './endpoint-store.ts';
 
+/** How to open a blocked range on purpose (a receiver on your own network), named from the blocked addresses. */
+function openingHint(error: WebhookDestinationError): string {
+  if (error.code !== 'destination_blocked') return '';
+  const ranges = [...new Set(((error.details.blocked ?? []) as Array<{ range?: string }>).map((b) => b.range).filter(Boolean))];
+  const example = ranges.length > 0 ? ranges.join(',') : '127.0.0.0/8';
+  return ` To allow it on purpose, open the range for gatewayctl and the webhooks service alike: WEBHOOK_ALLOW_CIDRS=${example} (a local stack started with make run opens 127.0.0.0/8 for both).`;
+}
+
 /** The deployment's destination rules (config.webhooks): the CLI refuses what the service would. */
 export interface DestinationRules {
   allowCidrs: readonly string[];
@@ -60,7 +68,7 @@ export async function checkWebhookChoice(url: string, eventWords: readonly strin
     const checked = await guard.checkDestination(url);
     return { url: checked.url.href, events };
   } catch (error) {
-    if (error instanceof WebhookDestinationError) throw new CliError(`Webhook URL refused (${error.code}): ${error.message}.`);
+    if (error instanceof WebhookDestinationError) throw new CliError(`Webhook URL refused (${error.code}): ${error.message}.${openingHint(error)}`);
     throw error;
   } finally {
     await guard.close();

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { requireInstance, requireInstanceKey } from '../auth.ts';
+import { clientGoneSignal } from '../client-presence.ts';
 import { badRequest, EvolutionError } from '../evolution-errors.ts';
 import { newMessageId } from '../ids.ts';
 import { createJid, isGroupJid, jidUser } from '../jid.ts';
@@ -52,6 +53,18 @@ export function registerMessageRoutes(app: FastifyInstance, ctx: SimContext): vo
       }
       if (fault?.mode === 'error_5xx') {
         throw new EvolutionError(500, 'Internal Server Error', 'Simulated failure (fault injection: error_5xx)');
+      }
+      // The caller dies before the manager took the message: nothing of it may exist anywhere.
+      if (fault?.mode === 'stall') {
+        const client = clientGoneSignal(reply);
+        await sleep(fault.delay_ms, AbortSignal.any([ctx.shutdown, client.signal]));
+        client.dispose();
+        if (client.signal.aborted) {
+          request.log.info({ instance: instance.instanceName }, 'client left during a stalled send; message not accepted');
+          reply.hijack();
+          reply.raw.destroy();
+          return reply;
+        }
       }
       // sendMessageWithTyping: BadRequestException(isWA) when onWhatsApp says no.
       const onWhatsApp = fault?.mode !== 'unknown_number' && (isGroupJid(jid) || ctx.directory.exists(number));

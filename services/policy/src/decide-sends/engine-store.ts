@@ -35,6 +35,13 @@ export async function findDecisions(db: Queryable, commandIds: string[]): Promis
   return new Map(result.rows.map((r) => [r.command_id, r.decision_event]));
 }
 
+/** Which of these fact event ids were folded before (one query for a whole batch). */
+export async function findFoldedFacts(db: Queryable, eventIds: string[]): Promise<Set<string>> {
+  if (eventIds.length === 0) return new Set();
+  const result = await db.query<{ event_id: string }>('SELECT event_id FROM policy_facts WHERE event_id = ANY($1::text[])', [eventIds]);
+  return new Set(result.rows.map((r) => r.event_id));
+}
+
 /** The stored states of these customers (the initial state for one never seen), in one query. */
 export async function loadStates(db: Queryable, customerIds: string[]): Promise<Map<string, CustomerPolicyState>> {
   const states = new Map<string, CustomerPolicyState>();
@@ -51,9 +58,10 @@ export async function loadStates(db: Queryable, customerIds: string[]): Promise<
   return states;
 }
 
-/** SQLSTATEs raised by policy_apply_batch: the partition moved on (GWF01), a command was decided before (GWC01). */
+/** SQLSTATEs raised by policy_apply_batch: the partition moved on (GWF01), a command was decided (GWC01) or a fact folded (GWC02) before. */
 export const FENCE_FAILED = 'GWF01';
 export const COMMAND_DECIDED_BEFORE = 'GWC01';
+export const FACT_FOLDED_BEFORE = 'GWC02';
 
 export interface BatchWrite {
   topic: string;
@@ -65,8 +73,8 @@ export interface BatchWrite {
 }
 
 /**
- * Writes a batch's result in one statement (policy_apply_batch, migration 1700000000800): offset,
- * chain head, log entries, states, quota and suppressions, or nothing if the fence fails.
+ * Writes a batch's result in one statement (policy_apply_batch, migration 1700000001000): offset,
+ * chain head, log entries, folded fact ids, states, quota and suppressions, or nothing if the fence fails.
  */
 export async function applyBatch(db: Queryable, write: BatchWrite): Promise<void> {
   const { result } = write;
@@ -94,7 +102,7 @@ export async function applyBatch(db: Queryable, write: BatchWrite): Promise<void
   }));
   const stateIds = [...result.states.keys()];
   const quota = [...result.quota.values()];
-  await db.query('SELECT policy_apply_batch($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)', [
+  await db.query('SELECT policy_apply_batch($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)', [
     write.topic,
     write.partition,
     write.expectedOffset.toString(),
@@ -109,5 +117,6 @@ export async function applyBatch(db: Queryable, write: BatchWrite): Promise<void
     quota.map((q) => q.windowKey),
     quota.map((q) => q.used),
     JSON.stringify(result.suppressions),
+    result.factIds,
   ]);
 }

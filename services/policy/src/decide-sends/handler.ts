@@ -3,7 +3,7 @@ import type { AnyEvent } from '@gw/events';
 import type { OutgoingRecord, TransformBatch } from '@gw/kafka';
 import { toFactRecord } from '@gw/policy-log';
 import type { Runtime } from '@gw/runtime';
-import { applyBatch, COMMAND_DECIDED_BEFORE, FENCE_FAILED, findDecisions, loadStates, lockAppliedOffset, lockChainHead } from './engine-store.ts';
+import { applyBatch, COMMAND_DECIDED_BEFORE, FACT_FOLDED_BEFORE, FENCE_FAILED, findDecisions, findFoldedFacts, loadStates, lockAppliedOffset, lockChainHead } from './engine-store.ts';
 import { LogIdBlock } from './log-ids.ts';
 import { PartitionContexts, type PartitionContext } from './partition-contexts.ts';
 import { freshCommands, runBatch, type BatchResult } from './run-batch.ts';
@@ -48,6 +48,8 @@ export function decideSends(runtime: Pick<Runtime, 'codec' | 'pool' | 'logger' |
       applied: context.applied,
       head: context.head,
       recorded: noneRecorded,
+      // Assumed none: a fact folded before fails the write (GWC02) and the batch is redone on the locking path.
+      foldedFacts: new Set(),
       logIds: ids,
       stateOf: (id) => context.states.get(id) ?? loaded.get(id)!,
     });
@@ -62,9 +64,10 @@ export function decideSends(runtime: Pick<Runtime, 'codec' | 'pool' | 'logger' |
       const chain = await lockChainHead(client, partition);
       const commandIds = decoded.flatMap(({ event }) => (event.type === 'SendRequested' ? [event.payload.correlation_id] : []));
       const recorded = await findDecisions(client, commandIds);
+      const foldedFacts = await findFoldedFacts(client, decoded.flatMap(({ event }) => (event.type === 'PolicyInputRecorded' ? [event.payload.event_id] : [])));
       const states = await loadStates(client, [...new Set(decoded.map(({ event }) => event.payload.customer_id))]);
       const ids = await logIds.take(client, freshCommands(decoded, recorded), chain.lastLogId);
-      const result = runBatch({ decoded, partition, applied, head: chain.head, recorded, logIds: ids, stateOf: (id) => states.get(id)! });
+      const result = runBatch({ decoded, partition, applied, head: chain.head, recorded, foldedFacts, logIds: ids, stateOf: (id) => states.get(id)! });
       const nextOffset = lastOffset + 1n > applied ? lastOffset + 1n : applied;
       await applyBatch(client, { topic, partition, expectedOffset: applied, nextOffset, expectedHead: chain.head, result });
       // Remembered as written; a failed commit throws past this and the context is dropped below.
@@ -73,16 +76,11 @@ export function decideSends(runtime: Pick<Runtime, 'codec' | 'pool' | 'logger' |
     });
 
   return async (records, { topic, partition }) => {
+    // A record that cannot be decoded throws: runStage tries it alone, then dead-letters it.
     const decoded: Decoded = [];
     for (const record of records) {
-      try {
-        const event = await codec.decode(record);
-        if (event) decoded.push({ offset: BigInt(record.offset), event });
-      } catch (error) {
-        // A record we cannot decode is skipped, not retried for ever; it stays in the log for inspection.
-        metrics.eventsProcessed.inc({ group, topic: record.topic, outcome: 'undecodable' });
-        logger.error({ topic: record.topic, partition: record.partition, offset: record.offset, error: String(error) }, 'undecodable record skipped');
-      }
+      const event = await codec.decode(record);
+      if (event) decoded.push({ offset: BigInt(record.offset), event });
     }
     if (records.length === 0) return [];
     const lastOffset = BigInt(records[records.length - 1]!.offset);
@@ -96,8 +94,9 @@ export function decideSends(runtime: Pick<Runtime, 'codec' | 'pool' | 'logger' |
       } catch (error) {
         contexts.drop(topic, partition);
         const code = (error as { code?: string }).code;
-        if (code !== FENCE_FAILED && code !== COMMAND_DECIDED_BEFORE) throw error;
-        logger.info({ topic, partition, reason: code === FENCE_FAILED ? 'partition moved on' : 'command decided before' }, 'policy batch redone on the locking path');
+        if (code !== FENCE_FAILED && code !== COMMAND_DECIDED_BEFORE && code !== FACT_FOLDED_BEFORE) throw error;
+        const reason = code === FENCE_FAILED ? 'partition moved on' : code === COMMAND_DECIDED_BEFORE ? 'command decided before' : 'fact folded before';
+        logger.info({ topic, partition, reason }, 'policy batch redone on the locking path');
       }
     }
     if (!result) {

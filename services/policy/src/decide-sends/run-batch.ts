@@ -13,6 +13,8 @@ export interface BatchInput {
   head: string;
   /** Decisions already in the log, by command id: a repeated command re-emits its decision. */
   recorded: Map<string, SendDecided>;
+  /** Event ids of facts folded before (a copy of one at a later offset is not folded again). */
+  foldedFacts: ReadonlySet<string>;
   /** Fresh log ids, one per new command, in increasing order. */
   logIds: number[];
   stateOf(customerId: string): CustomerPolicyState;
@@ -27,6 +29,8 @@ export interface BatchResult {
   suppressions: SuppressionOp[];
   head: string;
   lastLogId: number | null;
+  /** Event ids of the facts this batch folded. */
+  factIds: string[];
   /** What happened to each record, for the metrics once the batch is written. */
   outcomes: Array<{ topic: string; outcome: string }>;
 }
@@ -46,8 +50,9 @@ export function freshCommands(decoded: BatchInput['decoded'], recorded: Map<stri
  */
 export function runBatch(input: BatchInput): BatchResult {
   const projections = new ProjectionChanges();
-  const result: BatchResult = { outputs: [], entries: [], states: new Map(), quota: projections.quota, suppressions: projections.suppressions, head: input.head, lastLogId: null, outcomes: [] };
+  const result: BatchResult = { outputs: [], entries: [], states: new Map(), quota: projections.quota, suppressions: projections.suppressions, head: input.head, lastLogId: null, factIds: [], outcomes: [] };
   const recorded = new Map(input.recorded);
+  const foldedFacts = new Set(input.foldedFacts);
   let nextId = 0;
   const stateOf = (customerId: string) => result.states.get(customerId) ?? input.stateOf(customerId);
 
@@ -63,6 +68,13 @@ export function runBatch(input: BatchInput): BatchResult {
       }
     } else if (offset < input.applied) {
       continue; // a fact whose effect is already in the projections
+    } else if (event.type === 'PolicyInputRecorded') {
+      if (foldedFacts.has(event.payload.event_id)) {
+        result.outcomes.push({ topic: 'policy-input', outcome: 'repeated' });
+        continue; // a copy of a fact folded before (its source re-emitted it)
+      }
+      foldedFacts.add(event.payload.event_id);
+      result.factIds.push(event.payload.event_id);
     }
 
     const step = engineStep(event, stateOf(event.payload.customer_id));

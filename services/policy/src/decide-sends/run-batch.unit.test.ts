@@ -22,6 +22,7 @@ function batch(events: AnyEvent[], overrides: Partial<BatchInput> = {}): BatchIn
     applied: 0n,
     head: GENESIS_HASH,
     recorded: new Map(),
+    foldedFacts: new Set(),
     logIds: [11, 12, 13, 14],
     stateOf: (): CustomerPolicyState => state,
     ...overrides,
@@ -84,6 +85,18 @@ describe('runBatch', () => {
     expect(result.suppressions.map((s) => `${s.op} ${s.source}`)).toEqual(['add manual', 'remove manual', 'add opt_out']);
     expect(result.entries[0]!.error_code).toBe('recipient_suppressed');
     expect(result.quota.size).toBe(0);
+  });
+
+  it('folds a fact once: a copy at a later offset and a fact folded in an earlier batch are skipped', () => {
+    const outcome = (id: string): AnyEvent => ({
+      type: 'PolicyInputRecorded',
+      payload: { ...toFactRecord({ type: 'DeliveryOutcomeRecorded', customerId: CUSTOMER, at: T0, instanceId: 'ins_1', recipient: '+14155551001', delivered: true }, 'cmd_x'), event_id: id },
+    }) as AnyEvent;
+    const result = runBatch(batch([...onboarding.map(fact), outcome('fact_a'), outcome('fact_a'), outcome('fact_b')], { foldedFacts: new Set(['fact_b']) }));
+    expect(result.factIds).toEqual([expect.any(String), expect.any(String), 'fact_a']);
+    const delivered = result.states.get(CUSTOMER)!.quality['ins_1']?.reduce((n, b) => n + b.delivered, 0);
+    expect(delivered).toBe(1);
+    expect(result.outcomes.filter((o) => o.outcome === 'repeated')).toHaveLength(2);
   });
 
   it('refuses to run with fewer log ids than new commands', () => {

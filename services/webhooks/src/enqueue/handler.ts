@@ -25,16 +25,13 @@ async function subscribers(runtime: Runtime, instanceIds: string[]): Promise<Map
  * stage produces no records, and its offsets commit only after the insert.
  */
 export function enqueueGatewayEvents(runtime: Runtime, onQueued: (count: number) => void): TransformBatch {
-  const { codec, logger, metrics } = runtime;
+  const { codec, metrics } = runtime;
   return async (records) => {
     const events: GatewayEventEmitted[] = [];
+    // A record that cannot be decoded throws: runStage tries it alone, then dead-letters it.
     for (const record of records) {
-      try {
-        const event = await codec.decode(record);
-        if (event?.type === 'GatewayEventEmitted') events.push(event.payload);
-      } catch (error) {
-        logger.error({ topic: record.topic, offset: record.offset, error: String(error) }, 'undecodable record skipped');
-      }
+      const event = await codec.decode(record);
+      if (event?.type === 'GatewayEventEmitted') events.push(event.payload);
     }
     const endpoints = await subscribers(runtime, [...new Set(events.map((e) => e.instance_id))]);
     const queued = events.filter((e) => endpoints.get(e.instance_id)?.events.includes(e.event));

@@ -1,0 +1,39 @@
+// WhatsApp JIDs as an Evolution API v2 manager reports them: what is well formed, and the phone
+// number behind a user JID. Anything else (a NUL, free text, a number that cannot exist) is not a
+// JID and is refused at the boundary, so it can never reach a stage as a recipient.
+import { normalizePhone } from '@gw/contract';
+
+export type Jid =
+  | { kind: 'user'; phone: string }
+  | { kind: 'group'; id: string }
+  | { kind: 'broadcast'; id: string }
+  /** A linked id: a stable alias of a user that does not reveal the number. */
+  | { kind: 'lid'; id: string }
+  | { kind: 'newsletter'; id: string };
+
+const USER = /^(\d{5,20})(?::\d{1,3})?@(?:s\.whatsapp\.net|c\.us)$/;
+const GROUP = /^\d{5,20}(?:-\d{5,20})?@g\.us$/;
+const BROADCAST = /^(?:status|\d{5,20})@broadcast$/;
+const LID = /^\d{5,20}(?::\d{1,3})?@lid$/;
+const NEWSLETTER = /^\d{5,25}@newsletter$/;
+
+/** The JID parsed, or null when it is not a well-formed one (a user JID must hold a possible phone number). */
+export function parseJid(value: unknown): Jid | null {
+  if (typeof value !== 'string' || value.length > 64) return null;
+  const user = USER.exec(value);
+  if (user) {
+    const phone = normalizePhone(`+${user[1]}`);
+    return phone ? { kind: 'user', phone } : null;
+  }
+  if (GROUP.test(value)) return { kind: 'group', id: value };
+  if (BROADCAST.test(value)) return { kind: 'broadcast', id: value };
+  if (LID.test(value)) return { kind: 'lid', id: value };
+  if (NEWSLETTER.test(value)) return { kind: 'newsletter', id: value };
+  return null;
+}
+
+/** The E.164 phone of a user JID; undefined for any other JID or for no JID. */
+export function phoneOfJid(value: unknown): string | undefined {
+  const jid = parseJid(value);
+  return jid?.kind === 'user' ? jid.phone : undefined;
+}

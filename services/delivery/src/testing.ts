@@ -1,0 +1,95 @@
+// For the delivery service's int tests: a real runtime (Kafka, registry, Postgres of an isolated
+// test database), a real simulator, and a customer with a paired instance on it.
+import { randomUUID } from 'node:crypto';
+import { newEventId, type SendDecided } from '@gw/events';
+import type { ConsumedRecord } from '@gw/kafka';
+import { createRuntime, type Runtime } from '@gw/runtime';
+import { SecretBox } from '@gw/security';
+// The Evolution simulator is another service: tests reach its harness by path, as test/support does.
+import { createOpenInstance, startSimulator, type Harness } from '../../instance-simulator/src/testing/sim-harness.ts';
+import { isolate, type Isolation } from '../../../test/support/infra.ts';
+
+export interface DeliveryFixture {
+  isolation: Isolation;
+  runtime: Runtime;
+  simulator: Harness;
+  customerId: string;
+  instanceId: string;
+  managerInstance: string;
+  /** Texts the simulator accepted, and how often each. */
+  ledger(): Promise<Map<string, number>>;
+  close(): Promise<void>;
+}
+
+export async function deliveryFixture(env: Record<string, string> = {}): Promise<DeliveryFixture> {
+  const isolation = await isolate();
+  const simulator = await startSimulator({ logger: false });
+  const runtime = await createRuntime('delivery-test', { env: { ...process.env, ...isolation.env, DELIVERY_SEND_TIMEOUT_MS: '1500', ...env }, defaultMetrics: false });
+  const customerId = `cus_${randomUUID().slice(0, 8)}`;
+  const instanceId = `ins_${randomUUID().slice(0, 8)}`;
+  const managerInstance = `front-${randomUUID().slice(0, 6)}`;
+  const token = await createOpenInstance(simulator, managerInstance);
+  await runtime.pool.query('INSERT INTO customers (id, name) VALUES ($1, $2)', [customerId, 'Delivery test']);
+  await runtime.pool.query(
+    'INSERT INTO instances (id, customer_id, name, manager_url, manager_instance, manager_api_key_enc) VALUES ($1, $2, $3, $4, $5, $6)',
+    [instanceId, customerId, 'front', simulator.baseUrl, managerInstance, new SecretBox(isolation.env.GATEWAY_SECRET_KEY!).seal(token)],
+  );
+  return {
+    isolation,
+    runtime,
+    simulator,
+    customerId,
+    instanceId,
+    managerInstance,
+    async ledger() {
+      const messages: Array<{ text: string }> = (await simulator.call('GET', `/sim/ledger?instance=${managerInstance}`)).body.messages;
+      const counts = new Map<string, number>();
+      for (const m of messages) counts.set(m.text, (counts.get(m.text) ?? 0) + 1);
+      return counts;
+    },
+    async close() {
+      await runtime.close();
+      await simulator.close();
+      await isolation.cleanup();
+    },
+  };
+}
+
+let offset = 0;
+
+/** An accepted decision of the fixture's customer, as the policy stage appends it. */
+export function acceptedDecision(fixture: DeliveryFixture, n: number, text = `Your code is ${100_000 + n}`): SendDecided {
+  const commandId = `cmd_${randomUUID()}`;
+  const phone = `+1415555${String(3000 + n).padStart(4, '0')}`;
+  return {
+    event_id: newEventId(),
+    correlation_id: commandId,
+    occurred_at: Date.now(),
+    customer_id: fixture.customerId,
+    instance_id: fixture.instanceId,
+    message_id: `msg_${commandId.slice(4)}`,
+    log_id: n,
+    decision: 'accepted',
+    error_code: null,
+    error_message: null,
+    reasons: [],
+    policy_version: 'test',
+    recipient: phone,
+    message_purpose: 'authentication',
+    message_digest: 'digest',
+    dispatch: { instance_name: fixture.managerInstance, phone, text },
+    partition_chain: 0,
+    prev_hash: '',
+    entry_hash: '',
+  };
+}
+
+/** Records as the delivery stage receives them from policy-decisions. */
+export async function asRecords(fixture: DeliveryFixture, decisions: SendDecided[]): Promise<ConsumedRecord[]> {
+  const out: ConsumedRecord[] = [];
+  for (const decision of decisions) {
+    const encoded = await fixture.runtime.codec.encode('SendDecided', decision);
+    out.push({ topic: encoded.topic, partition: 0, offset: String(offset++), key: encoded.key, value: encoded.value, headers: encoded.headers ?? {}, timestamp: String(Date.now()) });
+  }
+  return out;
+}

@@ -1,0 +1,36 @@
+/**
+ * Every column that holds a value sealed by SecretBox, in one place: `gatewayctl secrets rotate`
+ * and `status` walk exactly these. Found from the migrations (libs/db/migrations, the `*_enc`
+ * columns) and the code that seals and opens them; columns.unit.test.ts fails when a migration
+ * adds a `*_enc` column that is not listed here.
+ */
+export interface SealedColumn {
+  table: string;
+  /** The row's primary key. */
+  key: string;
+  /** The sealed column (nullable columns are skipped where null). */
+  column: string;
+  /** What is sealed, and who seals and opens it. */
+  holds: string;
+}
+
+export const SEALED_COLUMNS: readonly SealedColumn[] = [
+  {
+    table: 'instances',
+    key: 'id',
+    column: 'manager_api_key_enc',
+    holds: "the instance manager's apikey (sealed by gatewayctl instance create / demo; opened by delivery and gatewayctl)",
+  },
+  {
+    table: 'pbx_integrations',
+    key: 'id',
+    column: 'hmac_secret_enc',
+    holds: 'the optional PBX HMAC signing secret (sealed by gatewayctl pbx create / rotate-secret; opened by the API)',
+  },
+  {
+    table: 'webhook_endpoints',
+    key: 'instance_id',
+    column: 'signing_secret_enc',
+    holds: 'the customer webhook signing secret (sealed by gatewayctl webhook set / rotate-secret; opened by the webhooks service)',
+  },
+];

@@ -1,0 +1,125 @@
+import type { Pool, PoolClient } from '@gw/db';
+import { withTransaction } from '@gw/db';
+import { SecretBox, UnknownKeyId } from '@gw/security';
+import { SEALED_COLUMNS, type SealedColumn } from './columns.ts';
+
+/** A sealed value the keyring could not open: named by table, row and kid, never by its value. */
+export interface UnopenedValue {
+  table: string;
+  column: string;
+  id: string;
+  /** The kid the value names; null for a value sealed before key ids (v1) or not sealed at all. */
+  kid: string | null;
+  /** unknown_kid: no configured key has that id; does_not_open: the key (or, for v1, every key) fails to open it; not_sealed: not a sealed value. */
+  reason: 'unknown_kid' | 'does_not_open' | 'not_sealed';
+}
+
+export interface RotateReport {
+  current_kid: string;
+  tables: Array<{ table: string; column: string; resealed: number; already_current: number; failed: number }>;
+  failed: UnopenedValue[];
+}
+
+export interface StatusReport {
+  current_kid: string;
+  previous_kids: string[];
+  tables: Array<{
+    table: string;
+    column: string;
+    /** Non-null values in the column. */
+    sealed: number;
+    /** Of those, sealed with the current key (nothing for `rotate` to do). */
+    current: number;
+    /** Values per kid (v2). */
+    by_kid: Record<string, number>;
+    /** Values sealed before key ids (v1): `rotate` gives them one. */
+    legacy_v1: number;
+    /** Values that are not sealed values at all. */
+    not_sealed: number;
+    /** Kids found here that no configured key has: `rotate` cannot open those values. */
+    unknown_kids: string[];
+  }>;
+}
+
+type RowOutcome = 'resealed' | 'current' | 'gone' | UnopenedValue;
+
+/** A row that changes this many times while the rotation looks at it is left for the next run. */
+const MAX_TRIES = 5;
+
+/**
+ * Re-seals one row's value with the current key, unless it already is. The update only applies
+ * while the column still holds the value that was read: a secret rotated meanwhile (e.g. `webhook
+ * rotate-secret`) is never overwritten with the older one; what is there now is looked at instead.
+ */
+export async function resealRow(client: PoolClient, spec: SealedColumn, box: SecretBox, id: unknown, read: string): Promise<RowOutcome> {
+  let value = read;
+  for (let tries = 0; tries < MAX_TRIES; tries++) {
+    if (box.isCurrent(value)) return 'current';
+    let plain: string;
+    try {
+      plain = box.open(value);
+    } catch (error) {
+      return unopened(spec, id, value, error);
+    }
+    const updated = await client.query(`UPDATE ${spec.table} SET ${spec.column} = $1 WHERE ${spec.key} = $2 AND ${spec.column} = $3`, [box.seal(plain), id, value]);
+    if (updated.rowCount === 1) return 'resealed';
+    const now = await client.query<{ sealed: string | null }>(`SELECT ${spec.column} AS sealed FROM ${spec.table} WHERE ${spec.key} = $1`, [id]);
+    const sealed = now.rows[0]?.sealed;
+    if (sealed === undefined || sealed === null) return 'gone';
+    value = sealed;
+  }
+  throw new Error(`${spec.table} ${String(id)} changed ${MAX_TRIES} times during the rotation; run it again`);
+}
+
+function unopened(spec: SealedColumn, id: unknown, value: string, error: unknown): UnopenedValue {
+  const kid = SecretBox.keyIdOf(value);
+  const reason = error instanceof UnknownKeyId ? 'unknown_kid' : kid === undefined ? 'not_sealed' : 'does_not_open';
+  return { table: spec.table, column: spec.column, id: String(id), kid: kid ?? null, reason };
+}
+
+/**
+ * `gatewayctl secrets rotate`: every sealed value not sealed with the current key is opened with
+ * the keyring and sealed again with the current key, one transaction per table. Values nothing
+ * opens are left as they are and reported (table, row id, kid).
+ */
+export async function rotateSecrets(pool: Pool, box: SecretBox, columns: readonly SealedColumn[] = SEALED_COLUMNS): Promise<RotateReport> {
+  const report: RotateReport = { current_kid: box.currentKid, tables: [], failed: [] };
+  for (const spec of columns) {
+    const counts = { table: spec.table, column: spec.column, resealed: 0, already_current: 0, failed: 0 };
+    await withTransaction(pool, async (client) => {
+      const rows = await client.query<{ id: unknown; sealed: string }>(
+        `SELECT ${spec.key} AS id, ${spec.column} AS sealed FROM ${spec.table} WHERE ${spec.column} IS NOT NULL ORDER BY ${spec.key}`,
+      );
+      for (const row of rows.rows) {
+        const outcome = await resealRow(client, spec, box, row.id, row.sealed);
+        if (outcome === 'resealed') counts.resealed++;
+        else if (outcome === 'current') counts.already_current++;
+        else if (outcome !== 'gone') {
+          counts.failed++;
+          report.failed.push(outcome);
+        }
+      }
+    });
+    report.tables.push(counts);
+  }
+  return report;
+}
+
+/** `gatewayctl secrets status`: per table, how many values each kid seals, and which kid is current. */
+export async function secretsStatus(pool: Pool, box: SecretBox, columns: readonly SealedColumn[] = SEALED_COLUMNS): Promise<StatusReport> {
+  const report: StatusReport = { current_kid: box.currentKid, previous_kids: box.previousKids, tables: [] };
+  for (const spec of columns) {
+    const rows = await pool.query<{ sealed: string }>(`SELECT ${spec.column} AS sealed FROM ${spec.table} WHERE ${spec.column} IS NOT NULL`);
+    const table = { table: spec.table, column: spec.column, sealed: rows.rows.length, current: 0, by_kid: {} as Record<string, number>, legacy_v1: 0, not_sealed: 0, unknown_kids: [] as string[] };
+    for (const { sealed } of rows.rows) {
+      const kid = SecretBox.keyIdOf(sealed);
+      if (kid === undefined) table.not_sealed++;
+      else if (kid === null) table.legacy_v1++;
+      else table.by_kid[kid] = (table.by_kid[kid] ?? 0) + 1;
+    }
+    table.current = table.by_kid[box.currentKid] ?? 0;
+    table.unknown_kids = Object.keys(table.by_kid).filter((kid) => !box.knows(kid)).sort();
+    report.tables.push(table);
+  }
+  return report;
+}

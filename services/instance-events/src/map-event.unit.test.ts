@@ -1,0 +1,59 @@
+import { describe, expect, it } from 'vitest';
+import { mapInstanceEvent, matchKeyword, type MapContext } from './map-event.ts';
+
+const ctx: MapContext = { optOutKeywords: ['STOP', 'OPT OUT'], optInKeywords: ['START'], acceptedCalls: new Set() };
+const upsert = (remoteJid: string, text: string, extra: Record<string, unknown> = {}) => ({
+  event: 'messages.upsert',
+  data: { key: { remoteJid, fromMe: false, id: 'ABC', ...extra }, message: { conversation: text }, messageType: 'conversation' },
+});
+
+describe('matchKeyword', () => {
+  it.each([
+    ['stop', 'STOP'],
+    ['  Stop!!! ', 'STOP'],
+    ['¡¡STOP.', 'STOP'],
+    ['opt   out', 'OPT OUT'],
+    ['…opt out…', 'OPT OUT'],
+  ])('matches %j as %s', (text, keyword) => expect(matchKeyword(text, ['STOP', 'OPT OUT'])).toBe(keyword));
+
+  it.each(['please stop', 'stopp', '', '!!!', 'st op'])('does not match %j', (text) => expect(matchKeyword(text, ['STOP', 'OPT OUT'])).toBeNull());
+
+  it('trims a long run of inner punctuation in time proportional to its length', () => {
+    // The old trailing-edge regex retried from every dot: this input took minutes; linear, it takes milliseconds.
+    const text = `a${'.'.repeat(400_000)}b`;
+    const started = process.hrtime.bigint();
+    expect(matchKeyword(text, ['STOP'])).toBeNull();
+    expect(matchKeyword(`STOP${'.'.repeat(400_000)}`, ['STOP'])).toBe('STOP');
+    // Generous: a linear trim of 800k characters takes well under a second even on a busy machine.
+    expect(Number(process.hrtime.bigint() - started) / 1e6).toBeLessThan(10_000);
+  }, 20_000);
+});
+
+describe('mapInstanceEvent', () => {
+  it('maps a keyword from a phone JID to an opt-out fact and the recipient.opted_out event', () => {
+    const mapped = mapInstanceEvent(upsert('14155552671@s.whatsapp.net', 'STOP'), ctx);
+    expect(mapped.facts).toEqual([{ kind: 'suppress', recipient: '+14155552671', keyword: 'STOP' }]);
+    expect(mapped.events.map((e) => e.event)).toEqual(['message.received', 'recipient.opted_out']);
+  });
+
+  it('gives a message from a linked id the phone of its remoteJidAlt, and ignores one without', () => {
+    expect(mapInstanceEvent(upsert('123456789012345@lid', 'STOP', { remoteJidAlt: '14155552671@s.whatsapp.net' }), ctx).facts).toEqual([
+      { kind: 'suppress', recipient: '+14155552671', keyword: 'STOP' },
+    ]);
+    expect(mapInstanceEvent(upsert('123456789012345@lid', 'STOP'), ctx)).toMatchObject({ events: [], facts: [] });
+  });
+
+  it('never takes a sender that is not a phone JID for a recipient', () => {
+    for (const jid of ['\u0000', 'STOP', '+14155552671', '14155552671@example.com', 'status@broadcast']) {
+      expect(mapInstanceEvent(upsert(jid, 'STOP'), ctx)).toMatchObject({ events: [], facts: [] });
+    }
+  });
+
+  it('maps a group message with the participant as the sender', () => {
+    const mapped = mapInstanceEvent(upsert('120363025246125486@g.us', 'hello', { participant: '14155552671@s.whatsapp.net' }), ctx);
+    expect(mapped.events).toEqual([
+      { event: 'group.message_received', fields: { group_id: '120363025246125486@g.us', from: '+14155552671', message_text: 'hello', external_message_id: 'ABC' } },
+    ]);
+    expect(mapped.facts).toEqual([]);
+  });
+});
