@@ -35,6 +35,8 @@ export interface Stack {
   apiUrl: string;
   env: Record<string, string>;
   readyUrl(name: StackServiceName): string;
+  /** The file a service's stdout and stderr go to (JSON log lines). */
+  logFile(name: StackServiceName): string;
   start(name: StackServiceName): Promise<void>;
   /** Kills a service process with the given signal and waits for it to exit. */
   kill(name: StackServiceName, signal?: NodeJS.Signals): Promise<void>;
@@ -92,9 +94,10 @@ export async function startStack(services: StackServiceName[] = ['api', 'policy'
   };
   const children = new Map<StackServiceName, ChildProcess>();
   const readyUrl = (name: StackServiceName) => `http://127.0.0.1:${ports[name]}/readyz`;
+  const logFile = (name: StackServiceName) => `${LOG_DIR}/${isolation.suffix}-${name}.log`;
 
   const start = async (name: StackServiceName) => {
-    const log = createWriteStream(`${LOG_DIR}/${isolation.suffix}-${name}.log`, { flags: 'a' });
+    const log = createWriteStream(logFile(name), { flags: 'a' });
     const child = spawn(process.execPath, [...SERVICE_NODE_FLAGS, ...EXTRA_NODE_FLAGS, '--import', 'tsx', ENTRY[name]], {
       cwd: ROOT,
       env: { ...process.env, ...env },
@@ -135,6 +138,7 @@ export async function startStack(services: StackServiceName[] = ['api', 'policy'
     apiUrl: `http://127.0.0.1:${ports.api}`,
     env,
     readyUrl,
+    logFile,
     start,
     kill,
     stop: stopAll,

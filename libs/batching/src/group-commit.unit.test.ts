@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { BatchedLookup } from './batched-lookup.ts';
-import { GroupCommit } from './group-commit.ts';
+import { GroupCommit, ItemFailed, QueueFull } from './group-commit.ts';
 
 describe('GroupCommit', () => {
   it('sends the first append alone and batches those that arrive while it is in flight', async () => {
@@ -30,6 +30,31 @@ describe('GroupCommit', () => {
     await expect(commit.submit([1])).rejects.toThrow('broker down');
     fail = false;
     await expect(commit.submit([2])).resolves.toBeUndefined();
+  });
+});
+
+describe('GroupCommit with per-item failures and a bounded queue', () => {
+  it('given a flush that wrote part of its items, rejects only the others', async () => {
+    const commit = new GroupCommit<number>(async (items) => items.map((n) => (n % 2 === 0 ? new ItemFailed(new Error(`lost ${n}`)) : undefined)));
+    const results = await Promise.allSettled([commit.one(1), commit.one(2), commit.one(3), commit.one(4)]);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled', 'rejected']);
+    expect((results[1] as PromiseRejectedResult).reason).toEqual(new Error('lost 2'));
+  });
+
+  it('given a full queue, refuses at once with QueueFull and takes items again once it drains', async () => {
+    let release!: () => void;
+    const commit = new GroupCommit<number>(() => new Promise<void>((resolve) => (release = resolve)), { maxQueued: 2 });
+    const inFlight = commit.one(1); // taken by the flush at once: not queued
+    const queued = [commit.one(2), commit.one(3)];
+    await expect(commit.one(4)).rejects.toBeInstanceOf(QueueFull);
+    await expect(commit.submit([5])).rejects.toBeInstanceOf(QueueFull);
+    release();
+    await inFlight;
+    release();
+    await Promise.all(queued);
+    const again = commit.one(6);
+    release();
+    await expect(again).resolves.toBeUndefined();
   });
 });
 

@@ -1,2 +1,2 @@
-export { GroupCommit } from './group-commit.ts';
+export { GroupCommit, ItemFailed, QueueFull, type GroupCommitOptions } from './group-commit.ts';
 export { BatchedLookup } from './batched-lookup.ts';

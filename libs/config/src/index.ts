@@ -34,10 +34,24 @@ export interface GatewayConfig {
   lagPollMs: number;
   /** How consume-transform-produce stages commit: Kafka transactions, or idempotent appends then offsets. */
   exactlyOnce: 'transactions' | 'idempotent';
+  /** Records waiting to be appended in one process at most; past it requests are refused at once (overloaded). */
+  appendQueueLimit: number;
   schemaRegistryUrl: string;
   databaseUrl: string;
+  /** Postgres: waiting for a connection, and one statement, at most this long. */
+  database: { connectTimeoutMs: number; statementTimeoutMs: number };
   logLevel: string;
-  api: { host: string; port: number; publicBaseUrl: string; sendDeadlineMs: number; bodyLimitBytes: number; pbxReplayWindowSeconds: number; reappendAfterMs: number };
+  api: {
+    host: string;
+    port: number;
+    publicBaseUrl: string;
+    sendDeadlineMs: number;
+    bodyLimitBytes: number;
+    pbxReplayWindowSeconds: number;
+    reappendAfterMs: number;
+    /** A request must have arrived whole within this long (a client that trickles its body is cut off with 408). */
+    requestTimeoutMs: number;
+  };
   policy: { host: string; port: number; statesPerPartition: number; logIdBlock: number };
   delivery: {
     host: string;
@@ -174,6 +188,11 @@ export function loadConfig(env: Env = process.env): GatewayConfig {
     stageRecordTries: Math.max(1, int(env, 'STAGE_RECORD_TRIES', 3)),
     lagPollMs: int(env, 'LAG_POLL_MS', 5_000),
     exactlyOnce: str(env, 'KAFKA_EXACTLY_ONCE', 'idempotent') === 'transactions' ? 'transactions' : 'idempotent',
+    appendQueueLimit: int(env, 'APPEND_QUEUE_LIMIT', 10_000),
+    database: {
+      connectTimeoutMs: int(env, 'DATABASE_CONNECT_TIMEOUT_MS', 10_000),
+      statementTimeoutMs: int(env, 'DATABASE_STATEMENT_TIMEOUT_MS', 30_000),
+    },
     schemaRegistryUrl: str(env, 'SCHEMA_REGISTRY_URL', `http://127.0.0.1:${registryPort}/apis/ccompat/v7`),
     databaseUrl: str(env, 'DATABASE_URL', 'postgres://postgres@127.0.0.1:5432/chat_gateway'),
     logLevel: str(env, 'LOG_LEVEL', 'info'),
@@ -185,6 +204,7 @@ export function loadConfig(env: Env = process.env): GatewayConfig {
       bodyLimitBytes: int(env, 'API_BODY_LIMIT_BYTES', 64 * 1024),
       pbxReplayWindowSeconds: int(env, 'PBX_REPLAY_WINDOW_S', 300),
       reappendAfterMs: int(env, 'IDEMPOTENT_REAPPEND_AFTER_MS', 5_000),
+      requestTimeoutMs: int(env, 'API_REQUEST_TIMEOUT_MS', 10_000),
     },
     policy: {
       host: str(env, 'POLICY_HOST', '127.0.0.1'),

@@ -1,2 +1,2 @@
-export { createPool, withTransaction, type Pool, type PoolClient } from './pool.ts';
+export { createPool, withTransaction, type Pool, type PoolClient, type PoolLimits } from './pool.ts';
 export { migrate, ensureDatabase, dropDatabase } from './migrate.ts';

@@ -1,7 +1,8 @@
 import { Kafka, logLevel as KafkaLogLevel, CompressionTypes, Partitioners, type Producer, type Consumer, type LogEntry } from 'kafkajs';
 import type { Logger } from 'pino';
+import { describeError } from '@gw/observability';
 import { toConsumed } from './headers.ts';
-import { GroupCommit } from '@gw/batching';
+import { GroupCommit, ItemFailed } from '@gw/batching';
 import { transactionCoalescer } from './transaction-coalescer.ts';
 import { processBatch, type StageFaults } from './stage-runner.ts';
 import type {
@@ -30,6 +31,8 @@ export interface KafkaClientOptions {
   partitionsConcurrently?: number;
   /** Called when a consumer stops for good (an error kafkajs will not retry). */
   onFatal?: (groupId: string, error: Error) => void;
+  /** Records waiting to be appended at most; past it an append is refused at once with QueueFull. */
+  appendQueueLimit?: number;
   /** 'transactions' (default): outputs and offsets commit atomically. 'idempotent': see transform(). */
   exactlyOnce?: 'transactions' | 'idempotent';
 }
@@ -65,22 +68,50 @@ function toMessages(records: OutgoingRecord[]) {
 // may carry a whole fetch's worth of outputs: sends are split well below that.
 const MAX_SEND_BYTES = 512 * 1024;
 
-/** Groups records by topic, keeping their order, in chunks each small enough for one produce request. */
+/**
+ * Groups records by topic, keeping their order, in chunks each small enough for one produce
+ * request; each chunk names the indexes of its records in `records`.
+ */
 export function byTopic(records: OutgoingRecord[]) {
-  const chunks: Array<{ topic: string; messages: ReturnType<typeof toMessages> }> = [];
-  const open = new Map<string, { topic: string; messages: ReturnType<typeof toMessages>; bytes: number }>();
-  for (const record of records) {
+  const chunks: Array<{ topic: string; messages: ReturnType<typeof toMessages>; indexes: number[] }> = [];
+  const open = new Map<string, { topic: string; messages: ReturnType<typeof toMessages>; indexes: number[]; bytes: number }>();
+  records.forEach((record, index) => {
     const size = record.value.length + record.key.length + 64;
     let chunk = open.get(record.topic);
     if (!chunk || (chunk.bytes + size > MAX_SEND_BYTES && chunk.messages.length > 0)) {
-      chunk = { topic: record.topic, messages: [], bytes: 0 };
+      chunk = { topic: record.topic, messages: [], indexes: [], bytes: 0 };
       open.set(record.topic, chunk);
       chunks.push(chunk);
     }
     chunk.messages.push(...toMessages([record]));
+    chunk.indexes.push(index);
     chunk.bytes += size;
+  });
+  return chunks.map(({ topic, messages, indexes }) => ({ topic, messages, indexes }));
+}
+
+/**
+ * Sends records chunk by chunk and answers per record: the records of chunks that went out
+ * succeed even when a later chunk fails. After a failed chunk, the topic's later chunks are not
+ * tried (their records would land ahead of the failed ones); other topics still go.
+ */
+export async function sendByTopic(records: OutgoingRecord[], send: (chunk: { topic: string; messages: ReturnType<typeof toMessages> }) => Promise<unknown>): Promise<Array<void | ItemFailed>> {
+  const results = new Array<void | ItemFailed>(records.length).fill(undefined);
+  const failed = new Map<string, unknown>();
+  for (const { topic, messages, indexes } of byTopic(records)) {
+    let error = failed.get(topic);
+    if (error === undefined) {
+      try {
+        await send({ topic, messages });
+        continue;
+      } catch (thrown) {
+        error = thrown;
+        failed.set(topic, thrown);
+      }
+    }
+    for (const index of indexes) results[index] = new ItemFailed(error);
   }
-  return chunks.map(({ topic, messages }) => ({ topic, messages }));
+  return results;
 }
 
 function kafkaLogCreator(logger: Logger) {
@@ -104,7 +135,7 @@ export class KafkaClient {
   private readonly exactlyOnce: 'transactions' | 'idempotent';
   private readonly onFatal: ((groupId: string, error: Error) => void) | undefined;
   private sharedProducer: Promise<Producer> | undefined;
-  private readonly appends = new GroupCommit<OutgoingRecord>((records) => this.sendNow(records));
+  private readonly appends: GroupCommit<OutgoingRecord>;
   private readonly closers: Array<() => Promise<void>> = [];
 
   constructor(options: KafkaClientOptions) {
@@ -115,6 +146,7 @@ export class KafkaClient {
     this.partitionsConcurrently = options.partitionsConcurrently ?? 3;
     this.exactlyOnce = options.exactlyOnce ?? 'idempotent';
     this.onFatal = options.onFatal;
+    this.appends = new GroupCommit<OutgoingRecord>((records) => this.sendNow(records), { maxQueued: options.appendQueueLimit ?? 10_000 });
     this.kafka = new Kafka({
       clientId: options.clientId,
       brokers: options.brokers,
@@ -151,11 +183,9 @@ export class KafkaClient {
     await this.appends.submit(records);
   }
 
-  private async sendNow(records: OutgoingRecord[]): Promise<void> {
+  private async sendNow(records: OutgoingRecord[]): Promise<Array<void | ItemFailed>> {
     const producer = await this.producer();
-    for (const chunk of byTopic(records)) {
-      await producer.sendBatch({ topicMessages: [chunk], acks: -1, compression: CompressionTypes.None });
-    }
+    return sendByTopic(records, (chunk) => producer.sendBatch({ topicMessages: [chunk], acks: -1, compression: CompressionTypes.None }));
   }
 
   private producer(): Promise<Producer> {
@@ -269,7 +299,7 @@ export class KafkaClient {
       }
     });
     consumer.on(consumer.events.CRASH, (event) => {
-      this.logger.error({ groupId, error: String(event.payload.error), restart: event.payload.restart }, 'consumer crashed');
+      this.logger.error({ groupId, error: describeError(event.payload.error), restart: event.payload.restart }, 'consumer crashed');
       if (!event.payload.restart) {
         // kafkajs gives up on this consumer: stop reporting ready and let the process owner act
         // (the services exit, so their supervisor restarts them from the committed offsets).
@@ -291,7 +321,7 @@ export class KafkaClient {
 
   async close(): Promise<void> {
     for (const close of this.closers.splice(0).reverse()) {
-      await close().catch((error) => this.logger.warn({ error: String(error) }, 'kafka close failed'));
+      await close().catch((error) => this.logger.warn({ error: describeError(error) }, 'kafka close failed'));
     }
     this.sharedProducer = undefined;
   }

@@ -24,7 +24,7 @@ export function transactionCoalescer(
   return new GroupCommit<BatchCommit>(async (commits) => {
     const transaction = await (await producer).transaction();
     try {
-      for (const topicMessages of group(commits.flatMap((c) => c.outputs))) await transaction.send(topicMessages);
+      for (const { topic, messages } of group(commits.flatMap((c) => c.outputs))) await transaction.send({ topic, messages });
       const byTopic = new Map<string, Array<{ partition: number; offset: string }>>();
       for (const c of commits) byTopic.set(c.topic, [...(byTopic.get(c.topic) ?? []), { partition: c.partition, offset: c.nextOffset }]);
       await transaction.sendOffsets({

@@ -52,8 +52,9 @@ export async function createRuntime(service: string, options: RuntimeOptions = {
     fetchMinBytes: config.fetchMinBytes,
     partitionsConcurrently: config.partitionsConcurrently,
     exactlyOnce: config.exactlyOnce,
+    appendQueueLimit: config.appendQueueLimit,
     onFatal: (groupId, error) => {
-      logger.fatal({ groupId, error: String(error) }, 'consumer stopped for good; exiting so the process is restarted');
+      logger.fatal({ groupId, error: describeError(error) }, 'consumer stopped for good; exiting so the process is restarted');
       setTimeout(() => process.exit(1), 100).unref();
     },
   });
@@ -63,7 +64,7 @@ export async function createRuntime(service: string, options: RuntimeOptions = {
   logger.info({ registry: config.schemaRegistryUrl }, 'starting: registering event schemas');
   const codec = new EventCodec(config.schemaRegistryUrl, topics);
   await codec.init();
-  const pool = createPool(config.databaseUrl);
+  const pool = createPool(config.databaseUrl, 10, config.database);
   const consumers: RunningConsumer[] = [];
   const inspector = new KafkaInspector(config.kafkaBrokers, config.topicPrefix);
   const lagTimers: NodeJS.Timeout[] = [];
@@ -77,7 +78,7 @@ export async function createRuntime(service: string, options: RuntimeOptions = {
             metrics.consumerLag.set({ group: groupId, topic, partition: String(partition) }, Number(range.end - position));
           }
         } catch (error) {
-          logger.debug({ groupId, topic, error: String(error) }, 'lag poll failed');
+          logger.debug({ groupId, topic, error: describeError(error) }, 'lag poll failed');
         }
       }
     };
@@ -169,7 +170,7 @@ export function onShutdown(logger: Logger, stop: () => Promise<void>): void {
     stop()
       .then(() => process.exit(0))
       .catch((error) => {
-        logger.error({ error: String(error) }, 'shutdown failed');
+        logger.error({ error: describeError(error) }, 'shutdown failed');
         process.exit(1);
       });
   };

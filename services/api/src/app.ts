@@ -14,6 +14,9 @@ export interface AppDeps {
   readiness: Readiness;
   publicBaseUrl: string;
   bodyLimitBytes: number;
+  /** A request must arrive whole within this long; a connection is closed after it has been silent for `idleTimeoutMs`. */
+  requestTimeoutMs: number;
+  idleTimeoutMs: number;
   send: SendMessageDeps;
   pbx: PbxDeps;
 }
@@ -26,6 +29,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // One log line per send is written by the handler, with its correlation id; no access log.
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: deps.bodyLimitBytes,
+    // A client that trickles its request (slowloris) is answered 408 and cut off; a connection
+    // silent for longer than any answer can take (the send deadline) is closed.
+    requestTimeout: deps.requestTimeoutMs,
+    connectionTimeout: deps.idleTimeoutMs,
     return503OnClosing: true,
     ajv: { customOptions: { allErrors: true, removeAdditional: false, coerceTypes: false, useDefaults: false } },
   });

@@ -14,6 +14,8 @@ const app = await buildApp({
   readiness: { check: () => runtime.consumers.filter((c) => !c.isReady()).map((c) => `consumer ${c.groupId}`) },
   publicBaseUrl: config.api.publicBaseUrl,
   bodyLimitBytes: config.api.bodyLimitBytes,
+  requestTimeoutMs: config.api.requestTimeoutMs,
+  idleTimeoutMs: config.api.sendDeadlineMs + 15_000,
   send: { pool: runtime.pool, kafka: runtime.kafka, codec: runtime.codec, replies, deadlineMs: config.api.sendDeadlineMs, reappendAfterMs: config.api.reappendAfterMs },
   pbx: {
     pool: runtime.pool,

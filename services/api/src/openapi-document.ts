@@ -14,6 +14,8 @@ export async function openapiDocument(serverUrl = '/'): Promise<Record<string, u
     readiness: { check: () => [] },
     publicBaseUrl: serverUrl,
     bodyLimitBytes: 1024,
+    requestTimeoutMs: 1000,
+    idleTimeoutMs: 1000,
     send: {} as SendMessageDeps,
     pbx: {} as PbxDeps,
   });

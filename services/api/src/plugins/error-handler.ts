@@ -1,6 +1,8 @@
 import fp from 'fastify-plugin';
 import type { FastifyError, FastifyInstance } from 'fastify';
+import { QueueFull } from '@gw/batching';
 import { ApiError } from '@gw/contract';
+import { describeError } from '@gw/observability';
 import { fromValidation } from './validation-errors.ts';
 
 const JSON_PARSE_ERRORS = new Set(['FST_ERR_CTP_EMPTY_JSON_BODY', 'FST_ERR_CTP_INVALID_JSON_BODY']);
@@ -8,6 +10,10 @@ const JSON_PARSE_ERRORS = new Set(['FST_ERR_CTP_EMPTY_JSON_BODY', 'FST_ERR_CTP_I
 /** Turns anything thrown into an ApiError. Internals (stack traces, SQL, secrets) never leave the process. */
 export function toApiError(error: FastifyError | Error): ApiError {
   if (error instanceof ApiError) return error;
+  // The contract has no 503 for the send endpoint: an overloaded gateway is a 500 that says so (docs/decisions.md).
+  if (error instanceof QueueFull) {
+    return new ApiError('internal_error', 'The gateway is overloaded and did not record this request. Retry after a second, with the same Idempotency-Key.', { reason: 'overloaded', retry_after_s: 1 });
+  }
   const fastifyError = error as FastifyError;
   if (fastifyError.validation) return fromValidation(fastifyError.validation, fastifyError.validationContext);
   const code = fastifyError.code;
@@ -31,9 +37,10 @@ export const errorHandlerPlugin = fp(
     app.setErrorHandler((thrown, request, reply) => {
       const error = thrown instanceof Error ? thrown : new Error(String(thrown));
       const apiError = toApiError(error);
+      if (error instanceof QueueFull) void reply.header('retry-after', '1');
       if (apiError.status >= 500) {
         // Message and code only: a stack trace may carry internals and must not reach the logs.
-        request.log.error({ err_name: error.name, err_message: error.message, err_code: (error as FastifyError).code }, 'request failed');
+        request.log.error({ error: describeError(error) }, 'request failed');
       }
       return reply.code(apiError.status).send(apiError.toBody());
     });

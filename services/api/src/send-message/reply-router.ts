@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Pool } from '@gw/db';
 import { CORRELATION_HEADER, type EventCodec, type Topics } from '@gw/events';
 import type { ConsumedRecord, KafkaClient, RunningConsumer } from '@gw/kafka';
-import type { Logger } from '@gw/observability';
+import { describeError, type Logger } from '@gw/observability';
 import { isFinal, type SendProgress } from './outcome.ts';
 import { loadProgress, loadProgressMany } from './progress-store.ts';
 
@@ -68,7 +68,7 @@ export class ReplyRouter {
         waiter.wake();
       }
     } catch (error) {
-      this.logger.warn({ correlation_id: correlationId, error: String(error) }, 'reply could not be decoded');
+      this.logger.warn({ correlation_id: correlationId, error: describeError(error) }, 'reply could not be decoded');
     }
   }
 
@@ -89,7 +89,7 @@ export class ReplyRouter {
       const due = [...this.waiters].filter(([, set]) => [...set].some((w) => now - w.since >= this.fallbackPollMs)).map(([id]) => id);
       for (const [commandId, stored] of await loadProgressMany(this.pool, due)) this.merge(commandId, stored);
     } catch (error) {
-      this.logger.warn({ error: String(error) }, 'progress lookup failed');
+      this.logger.warn({ error: describeError(error) }, 'progress lookup failed');
     } finally {
       this.polling = false;
     }
@@ -123,7 +123,7 @@ export class ReplyRouter {
       if (options.checkStoreFirst) {
         loadProgress(this.pool, commandId)
           .then((stored) => this.merge(commandId, stored))
-          .catch((error) => this.logger.warn({ correlation_id: commandId, error: String(error) }, 'progress lookup failed'));
+          .catch((error) => this.logger.warn({ correlation_id: commandId, error: describeError(error) }, 'progress lookup failed'));
       }
       const deadline = setTimeout(async () => {
         // One last look at the projections before answering with what is known.

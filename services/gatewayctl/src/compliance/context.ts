@@ -24,7 +24,8 @@ export interface ComplianceDeps {
 export function complianceDeps(config: GatewayConfig, pool?: Pool): ComplianceDeps {
   const topics = new Topics(config.topicPrefix, config.topicPartitions);
   return {
-    pool: pool ?? createPool(config.databaseUrl, 3),
+    // Operator passes read and rebuild whole projections: statements bounded, but generously.
+    pool: pool ?? createPool(config.databaseUrl, 3, { ...config.database, statementTimeoutMs: 600_000 }),
     kafka: new KafkaInspector(config.kafkaBrokers, config.topicPrefix),
     // Decoding needs no registration: schemas are fetched by the id in each record.
     codec: new EventCodec(config.schemaRegistryUrl, topics),

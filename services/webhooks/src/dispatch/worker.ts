@@ -1,5 +1,5 @@
 import type { Pool } from '@gw/db';
-import type { Logger } from '@gw/observability';
+import { describeError, type Logger } from '@gw/observability';
 import { DeliveryScheduler, type RetryPolicy, type SsrfGuard } from '@gw/webhooks';
 import { attemptDelivery, type AttemptDeps, type AttemptRecord } from './attempt.ts';
 import { claimDue, releaseExpiredLeases, type ClaimedDelivery } from './claims.ts';
@@ -47,7 +47,7 @@ export class DeliveryWorker {
       globalConcurrency: options.concurrency,
       perEndpointConcurrency: (instanceId) => (this.failing.get(instanceId) ? 1 : options.endpointConcurrency),
     });
-    this.recorder = new AttemptRecorder(options.pool, options.policy, (error) => options.logger.error({ error: String(error) }, 'recording webhook attempts failed; the claims are retried when their lease ends'));
+    this.recorder = new AttemptRecorder(options.pool, options.policy, (error) => options.logger.error({ error: describeError(error) }, 'recording webhook attempts failed; the claims are retried when their lease ends'));
   }
 
   start(): void {
@@ -82,7 +82,7 @@ export class DeliveryWorker {
         }
         claimed = await this.claimAndDispatch();
       } catch (error) {
-        this.options.logger.warn({ error: String(error) }, 'claiming webhook deliveries failed');
+        this.options.logger.warn({ error: describeError(error) }, 'claiming webhook deliveries failed');
       }
       // Something claimed: look again at once (more may be due); otherwise sleep until woken or the poll.
       if (claimed === 0) await this.sleep();
@@ -133,7 +133,7 @@ export class DeliveryWorker {
         if (this.scheduler.queuedFor(claim.instanceId) + this.scheduler.activeFor(claim.instanceId) <= this.laneCap(claim.instanceId) / 2) this.wake();
         return this.recorder.record(record);
       })
-      .catch((error) => this.options.logger.warn({ deliveryId: claim.deliveryId, error: String(error) }, 'webhook attempt not recorded'))
+      .catch((error) => this.options.logger.warn({ deliveryId: claim.deliveryId, error: describeError(error) }, 'webhook attempt not recorded'))
       .finally(() => {
         this.inFlight--;
         const idle = this.scheduler.activeFor(claim.instanceId) === 0 && this.scheduler.queuedFor(claim.instanceId) === 0;
