@@ -33,6 +33,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // silent for longer than any answer can take (the send deadline) is closed.
     requestTimeout: deps.requestTimeoutMs,
     connectionTimeout: deps.idleTimeoutMs,
+    // Given to Node's server at creation too: set afterwards (as fastify does), the limit is never
+    // enforced while the headers' own 60 s limit is higher. Checked every second (Node: every 30 s).
+    http: { requestTimeout: deps.requestTimeoutMs, headersTimeout: deps.requestTimeoutMs, connectionsCheckingInterval: Math.min(1_000, deps.requestTimeoutMs) },
     return503OnClosing: true,
     ajv: { customOptions: { allErrors: true, removeAdditional: false, coerceTypes: false, useDefaults: false } },
   });
