@@ -4,12 +4,13 @@ SHELL := /bin/bash
 INFRA := bash deploy/local/infra.sh
 SERVICES := bash deploy/local/services.sh
 
-.PHONY: help install infra migrate run stop test bench openapi typecheck
+.PHONY: help install infra migrate run stop test chaos bench openapi typecheck
 
 help:
 	@echo "make run    - install, start Kafka, the registry and every service, seed a demo account"
 	@echo "make test   - run every test tier against real Kafka, registry and Postgres"
 	@echo "make stop   - stop the services and the infrastructure"
+	@echo "make chaos  - the fault suite: kills, a broker restart and dropped connections under load; prints the counts"
 	@echo "make bench  - benchmarks (figures and ratios against baselines measured in the same run)"
 
 # Installs what package-lock.json pins; skipped when node_modules is already current. (`npm install`
@@ -37,6 +38,9 @@ stop:
 
 test: install
 	bash scripts/test.sh
+
+chaos: install
+	bash scripts/chaos.sh
 
 bench: install
 	bash scripts/bench.sh

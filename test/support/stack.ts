@@ -40,6 +40,8 @@ export interface Stack {
   start(name: StackServiceName): Promise<void>;
   /** Kills a service process with the given signal and waits for it to exit. */
   kill(name: StackServiceName, signal?: NodeJS.Signals): Promise<void>;
+  /** The services started whose process has exited without being killed through `kill` (a crash, an exit on a lost broker). */
+  exited(): StackServiceName[];
   stop(): Promise<void>;
 }
 
@@ -118,6 +120,8 @@ export async function startStack(services: StackServiceName[] = ['api', 'policy'
     children.delete(name);
   };
 
+  const exited = () => [...children].filter(([, child]) => child.exitCode !== null || child.signalCode !== null).map(([name]) => name);
+
   const stopAll = async () => {
     await Promise.all([...children.keys()].map((name) => kill(name, 'SIGTERM')));
     await simulator.close();
@@ -141,6 +145,7 @@ export async function startStack(services: StackServiceName[] = ['api', 'policy'
     logFile,
     start,
     kill,
+    exited,
     stop: stopAll,
   };
 }

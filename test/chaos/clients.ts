@@ -1,0 +1,109 @@
+// Customers' clients as a demanding customer writes them: every message has its own
+// Idempotency-Key, and a client retries with that key until it has a final answer (sent, or a
+// definitive refusal or failure), whatever happens in between: connection refused while the API
+// restarts, 500 while the broker is away, "pending" while a send is being resolved.
+
+export type FinalAnswer = 'sent' | 'failed' | 'refused';
+
+export interface MessageRecord {
+  key: string;
+  customerId: string;
+  instanceId: string;
+  phone: string;
+  text: string;
+  messageId: string | null;
+  final: FinalAnswer | null;
+  /** The last status word or error seen (for the report). */
+  last: string;
+  attempts: number;
+  /** From the first try to the final answer. */
+  elapsedMs: number | null;
+}
+
+export interface ClientAccount {
+  customer_id: string;
+  instance_id: string;
+  api_key: string;
+}
+
+export interface LoadOptions {
+  apiUrl: () => string;
+  accounts: ClientAccount[];
+  clients: number;
+  runId: string;
+  /** How long a request may take before the client gives up on it and retries (past the send deadline). */
+  requestTimeoutMs: number;
+  /** A message without a final answer this long after its first try is left unanswered. */
+  giveUpAfterMs: number;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** One try; the answer classified. */
+async function tryOnce(options: LoadOptions, account: ClientAccount, record: MessageRecord): Promise<void> {
+  record.attempts++;
+  try {
+    const response = await fetch(`${options.apiUrl()}/api/send-message`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${account.api_key}`, 'idempotency-key': record.key },
+      body: JSON.stringify({ instance_id: account.instance_id, phone: record.phone, message: record.text, message_purpose: 'operational' }),
+      signal: AbortSignal.timeout(options.requestTimeoutMs),
+    });
+    const body = (await response.json().catch(() => ({}))) as { status?: string; message_id?: string; error?: string; details?: { message_id?: string } };
+    record.messageId ??= body.message_id ?? body.details?.message_id ?? null;
+    if (response.status === 200 && body.status === 'sent') record.final = 'sent';
+    else if (response.status === 502) record.final = 'failed';
+    else if (response.status >= 400 && response.status < 500) record.final = 'refused';
+    record.last = response.status === 200 ? String(body.status) : `${response.status} ${body.error ?? ''}`.trim();
+  } catch (error) {
+    record.last = (error as { cause?: { code?: string } }).cause?.code ?? (error as Error).name;
+  }
+}
+
+/**
+ * Runs `clients` clients, each sending message after message (to a round of recipients of its
+ * customer) until `running()` turns false; then each finishes the message it holds. Resolves
+ * with every message and what became of it.
+ */
+export async function sustainedSends(options: LoadOptions, running: () => boolean): Promise<MessageRecord[]> {
+  const records: MessageRecord[] = [];
+  let next = 0;
+  const client = async (index: number) => {
+    while (running()) {
+      const n = next++;
+      const account = options.accounts[n % options.accounts.length]!;
+      const record: MessageRecord = {
+        key: `${options.runId}-${n}`,
+        customerId: account.customer_id,
+        instanceId: account.instance_id,
+        phone: `+1415556${String(n % 1000).padStart(4, '0')}`,
+        text: `Chaos ${options.runId} message ${n}: your appointment is confirmed.`,
+        messageId: null,
+        final: null,
+        last: '',
+        attempts: 0,
+        elapsedMs: null,
+      };
+      records.push(record);
+      const started = Date.now();
+      for (let retry = 0; record.final === null && Date.now() - started < options.giveUpAfterMs; retry++) {
+        await tryOnce(options, account, record);
+        if (record.final === null) await sleep(Math.min(250 * 2 ** Math.min(retry, 3), 2_000) + index);
+      }
+      if (record.final !== null) record.elapsedMs = Date.now() - started;
+    }
+  };
+  await Promise.all(Array.from({ length: options.clients }, (_, i) => client(i)));
+  return records;
+}
+
+/** Asks once more, with the same key, for each message: the answer a customer gets after the resolution window. */
+export async function finalAnswers(options: LoadOptions, records: MessageRecord[]): Promise<void> {
+  const byCustomer = new Map(options.accounts.map((a) => [a.customer_id, a]));
+  for (let i = 0; i < records.length; i += options.clients) {
+    await Promise.all(records.slice(i, i + options.clients).map(async (record) => {
+      if (record.final !== null) return;
+      await tryOnce(options, byCustomer.get(record.customerId)!, record);
+    }));
+  }
+}

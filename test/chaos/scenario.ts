@@ -1,0 +1,292 @@
+// The fault suite: sustained sends from retrying clients while services are killed with SIGKILL
+// (one at a time and several together), the broker restarts and Postgres drops our connections;
+// then the outcome is compared with what the manager (the simulator's ledger) and a webhook
+// receiver saw. Used by `make chaos` (test/chaos/main.ts) and, shorter, by the e2e tier
+// (test/e2e/chaos.e2e.test.ts).
+import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import pg from 'pg';
+import { demoAccount, type DemoAccount } from '../support/accounts.ts';
+import { gatewayctl } from '../support/cli.ts';
+import { startStack, type Stack, type StackServiceName } from '../support/stack.ts';
+import { startWebhookReceiver, type WebhookReceiver } from '../../services/instance-simulator/src/testing/webhook-receiver.ts';
+import { finalAnswers, sustainedSends, type MessageRecord } from './clients.ts';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const run = promisify(execFile);
+
+export type Fault =
+  | { kind: 'kill'; services: StackServiceName[]; interruptSends?: boolean }
+  | { kind: 'drop-postgres-connections' }
+  | { kind: 'restart-broker' };
+
+export interface ChaosOptions {
+  faults: Fault[];
+  clients: number;
+  /** Sends before the first fault and between faults. */
+  pauseMs: number;
+  /** After the last fault, how long sends go on before the clients stop. */
+  tailMs: number;
+  log?: (line: string) => void;
+}
+
+export interface ChaosCounts {
+  messages: number;
+  sent: number;
+  lost: number;
+  sent_twice: number;
+  without_final_answer: number;
+  failed: number;
+  refused: number;
+  webhooks_missing: number;
+  two_webhook_delivery_ids: number;
+  unexpected_at_manager: number;
+  dead_letters: number;
+}
+
+export interface ChaosReport {
+  counts: ChaosCounts;
+  /** Per interrupted delivery: sends left open by the kill, and seconds from the restart until none was open. */
+  resolutions: Array<{ open_at_restart: number; resolved_after_s: number }>;
+  /** Per fault: what was done and how long the stack took to be ready again. */
+  faults: Array<{ fault: string; recovered_after_s: number }>;
+  restarts_by_supervisor: number;
+  answer_p99_ms: number;
+  elapsed_s: number;
+}
+
+const ENV = {
+  SEND_DEADLINE_MS: '10000',
+  DELIVERY_SEND_TIMEOUT_MS: '2000',
+  IDEMPOTENT_REAPPEND_AFTER_MS: '3000',
+  WEBHOOK_ALLOW_CIDRS: '127.0.0.0/8',
+  WEBHOOK_POLL_MS: '200',
+  // A webhook attempt cut off by a kill is posted again this soon (same delivery id).
+  WEBHOOK_LEASE_MS: '5000',
+  WEBHOOK_RETRY_DELAYS_MS: '0,1000,2000,4000,8000',
+  WEBHOOK_RETRY_JITTER: '0',
+};
+const SERVICES: StackServiceName[] = ['api', 'policy', 'delivery', 'instance-events', 'webhooks'];
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** As a supervisor (Kubernetes, systemd) would: a service that exited on its own is started again. */
+function supervise(stack: Stack, log: (line: string) => void) {
+  let restarts = 0;
+  let stopped = false;
+  const restarting = new Set<StackServiceName>();
+  const loop = (async () => {
+    while (!stopped) {
+      for (const name of stack.exited()) {
+        if (restarting.has(name)) continue;
+        restarting.add(name);
+        restarts++;
+        log(`supervisor: ${name} exited; starting it again`);
+        void (async () => {
+          for (;;) {
+            try {
+              await stack.start(name);
+              break;
+            } catch {
+              if (stopped) break;
+              await sleep(2_000);
+            }
+          }
+          restarting.delete(name);
+        })();
+      }
+      await sleep(500);
+    }
+  })();
+  return {
+    restarts: () => restarts,
+    idle: async () => {
+      while (restarting.size > 0 || stack.exited().length > 0) await sleep(200);
+    },
+    stop: async () => {
+      stopped = true;
+      await loop;
+    },
+  };
+}
+
+async function allReady(stack: Stack): Promise<void> {
+  for (;;) {
+    const states = await Promise.all(SERVICES.map((name) => fetch(stack.readyUrl(name), { signal: AbortSignal.timeout(1000) }).then((r) => r.ok, () => false)));
+    if (states.every(Boolean)) return;
+    await sleep(250);
+  }
+}
+
+async function openSends(db: pg.Client): Promise<number> {
+  return Number((await db.query("SELECT count(*) AS n FROM deliveries WHERE state IN ('dispatching', 'unknown')")).rows[0].n);
+}
+
+/** The sends open right now (of these ids, when given): under load new ones open all the time. */
+async function openIds(db: pg.Client, among?: string[]): Promise<string[]> {
+  const { rows } = among
+    ? await db.query<{ message_id: string }>("SELECT message_id FROM deliveries WHERE state IN ('dispatching', 'unknown') AND message_id = ANY($1)", [among])
+    : await db.query<{ message_id: string }>("SELECT message_id FROM deliveries WHERE state IN ('dispatching', 'unknown')");
+  return rows.map((r) => r.message_id);
+}
+
+export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
+  const log = options.log ?? (() => undefined);
+  const started = Date.now();
+  const stack = await startStack(SERVICES, ENV);
+  const db = new pg.Client({ connectionString: stack.isolation.databaseUrl });
+  await db.connect();
+  const supervisor = supervise(stack, log);
+  let receiver: WebhookReceiver | undefined;
+  try {
+    receiver = await startWebhookReceiver();
+    const accounts: DemoAccount[] = [];
+    for (let i = 0; i < 3; i++) accounts.push(await demoAccount(stack));
+    for (const account of accounts) {
+      const set = await gatewayctl({ ...stack.env, ...ENV }, '--json', 'webhook', 'set', '--instance', account.instance_id, '--url', `${receiver.url}/hooks`, '--events', 'message.sent,message.failed');
+      if (set.code !== 0) throw new Error(`webhook set failed: ${set.stderr}`);
+    }
+    const managers = (await db.query<{ id: string; manager_instance: string }>('SELECT id, manager_instance FROM instances')).rows;
+    const managerOf = new Map(managers.map((m) => [m.id, m.manager_instance]));
+
+    let sending = true;
+    const load = sustainedSends(
+      { apiUrl: () => stack.apiUrl, accounts, clients: options.clients, runId: randomBytes(3).toString('hex'), requestTimeoutMs: 20_000, giveUpAfterMs: 180_000 },
+      () => sending,
+    );
+
+    const faultLog: ChaosReport['faults'] = [];
+    const resolutions: ChaosReport['resolutions'] = [];
+    await sleep(options.pauseMs);
+    for (const fault of options.faults) {
+      const began = Date.now();
+      let label: string;
+      if (fault.kind === 'kill') {
+        label = `SIGKILL ${fault.services.join(' + ')}`;
+        if (fault.interruptSends) {
+          // Sends under way at the kill: some the manager never takes (the caller is gone), some it
+          // takes and answers too late. Both must end sent, once.
+          const [a, b] = accounts;
+          await stack.simulator.call('PUT', '/sim/faults', { body: { instance: managerOf.get(a!.instance_id), mode: 'stall', delay_ms: 3_000, count: 5 } });
+          await stack.simulator.call('PUT', '/sim/faults', { body: { instance: managerOf.get(b!.instance_id), mode: 'timeout', delay_ms: 3_000, count: 5 } });
+          await sleep(1_000);
+        }
+        await Promise.all(fault.services.map((name) => stack.kill(name, 'SIGKILL')));
+        if (fault.interruptSends) {
+          for (const account of accounts) await stack.simulator.call('PUT', '/sim/faults', { body: { instance: managerOf.get(account.instance_id), mode: 'none' } });
+        }
+        // The sends the dead process left open; resolved by its successor.
+        const open = fault.services.includes('delivery') ? await openIds(db) : [];
+        await sleep(500);
+        await Promise.all(fault.services.map((name) => stack.start(name)));
+        if (fault.services.includes('delivery')) {
+          const restarted = Date.now();
+          while ((await openIds(db, open)).length > 0 && Date.now() - restarted < 120_000) await sleep(250);
+          resolutions.push({ open_at_restart: open.length, resolved_after_s: (Date.now() - restarted) / 1000 });
+        }
+      } else if (fault.kind === 'drop-postgres-connections') {
+        label = 'pg_terminate_backend of the gateway\'s connections';
+        await db.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()');
+      } else {
+        label = 'broker restart';
+        await run('bash', ['deploy/local/infra.sh', 'stop', 'kafka'], { cwd: ROOT });
+        await sleep(2_000);
+        await run('bash', ['deploy/local/infra.sh', 'start', 'kafka'], { cwd: ROOT });
+      }
+      await supervisor.idle();
+      await allReady(stack);
+      faultLog.push({ fault: label, recovered_after_s: (Date.now() - began) / 1000 });
+      log(`${label}: ready again after ${((Date.now() - began) / 1000).toFixed(1)} s`);
+      await sleep(options.pauseMs);
+    }
+    await sleep(options.tailMs);
+    sending = false;
+    const records = await load;
+    log(`${records.length} messages sent by ${options.clients} retrying clients; waiting for the pipeline to settle`);
+
+    // The resolution window: open sends resolved, webhooks delivered, then one more answer per message.
+    const settleStarted = Date.now();
+    while ((await openSends(db)) > 0 && Date.now() - settleStarted < 60_000) await sleep(500);
+    await waitWebhooks(receiver, records, 60_000);
+    await finalAnswers({ apiUrl: () => stack.apiUrl, accounts, clients: options.clients, runId: '', requestTimeoutMs: 20_000, giveUpAfterMs: 0 }, records);
+
+    const ledger: Array<{ text: string; instance: string }> = (await stack.simulator.call('GET', '/sim/ledger')).body.messages;
+    const deadLetters = await gatewayctl(stack.env, '--json', 'dlq', 'list');
+    const counts = compare(records, ledger, receiver, (JSON.parse(deadLetters.stdout.trim() || '[]') as unknown[]).length);
+    const answered = records.filter((r) => r.elapsedMs !== null).map((r) => r.elapsedMs!).sort((a, b) => a - b);
+    return {
+      counts,
+      resolutions,
+      faults: faultLog,
+      restarts_by_supervisor: supervisor.restarts(),
+      answer_p99_ms: answered[Math.floor(answered.length * 0.99)] ?? 0,
+      elapsed_s: (Date.now() - started) / 1000,
+    };
+  } finally {
+    await supervisor.stop();
+    await receiver?.close();
+    await db.end().catch(() => undefined);
+    await stack.stop();
+  }
+}
+
+/** Waits until every sent message's message.sent webhook arrived (or the time is up). */
+async function waitWebhooks(receiver: WebhookReceiver, records: MessageRecord[], timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const seen = new Set(receiver.received.filter((r) => r.body.event === 'message.sent').map((r) => String(r.body.message_id)));
+    if (records.every((r) => r.final !== 'sent' || (r.messageId !== null && seen.has(r.messageId)))) return;
+    if (Date.now() > deadline) return;
+    await sleep(500);
+  }
+}
+
+function compare(records: MessageRecord[], ledger: Array<{ text: string }>, receiver: WebhookReceiver, deadLetters: number): ChaosCounts {
+  const atManager = new Map<string, number>();
+  for (const m of ledger) atManager.set(m.text, (atManager.get(m.text) ?? 0) + 1);
+  const ours = new Set(records.map((r) => r.text));
+  const deliveryIds = new Map<string, Set<string>>();
+  for (const request of receiver.received) {
+    if (request.body.event !== 'message.sent') continue;
+    const id = String(request.body.message_id);
+    deliveryIds.set(id, (deliveryIds.get(id) ?? new Set()).add(String(request.headers['x-chat-gateway-delivery'])));
+  }
+  const sent = records.filter((r) => r.final === 'sent');
+  return {
+    messages: records.length,
+    sent: sent.length,
+    // Answered sent (or left unanswered) yet never reached the manager.
+    lost: records.filter((r) => r.final !== 'failed' && r.final !== 'refused' && !atManager.has(r.text)).length,
+    sent_twice: [...atManager.values()].filter((n) => n > 1).length,
+    without_final_answer: records.filter((r) => r.final === null).length,
+    failed: records.filter((r) => r.final === 'failed').length,
+    refused: records.filter((r) => r.final === 'refused').length,
+    webhooks_missing: sent.filter((r) => !r.messageId || !deliveryIds.has(r.messageId)).length,
+    two_webhook_delivery_ids: [...deliveryIds.values()].filter((ids) => ids.size > 1).length,
+    unexpected_at_manager: [...atManager.keys()].filter((text) => !ours.has(text)).length,
+    dead_letters: deadLetters,
+  };
+}
+
+/** The counts as the table `make chaos` prints. */
+export function formatReport(report: ChaosReport): string {
+  const lines = Object.entries(report.counts).map(([name, value]) => `  ${name.padEnd(28)} ${value}`);
+  const faults = report.faults.map((f) => `  ${f.fault.padEnd(50)} ready again after ${f.recovered_after_s.toFixed(1)} s`);
+  const resolutions = report.resolutions.map((r) => `  ${r.open_at_restart} open at the restart, none open ${r.resolved_after_s.toFixed(1)} s after it`);
+  return [
+    'faults:',
+    ...faults,
+    'interrupted sends (delivery killed mid-send):',
+    ...resolutions,
+    `restarts by the supervisor: ${report.restarts_by_supervisor}; answer p99 (first try to final answer): ${report.answer_p99_ms} ms; elapsed ${report.elapsed_s.toFixed(0)} s`,
+    'counts:',
+    ...lines,
+  ].join('\n');
+}
+
+/** The counts that must be zero. */
+export function failures(counts: ChaosCounts): string[] {
+  const mustBeZero: Array<keyof ChaosCounts> = ['lost', 'sent_twice', 'without_final_answer', 'failed', 'refused', 'webhooks_missing', 'two_webhook_delivery_ids', 'unexpected_at_manager', 'dead_letters'];
+  return mustBeZero.filter((name) => counts[name] !== 0).map((name) => `${name}: ${counts[name]}`);
+}
