@@ -17,6 +17,7 @@ import { FactLog } from './policy/fact-log.ts';
 import { destinationRules, registerWebhookCommands, wordList } from './webhooks/commands.ts';
 import { registerDlqCommands } from './dlq/commands.ts';
 import { registerSecretsCommands } from './secrets/index.ts';
+import { checkArguments } from './input-checks.ts';
 
 // On a local stack (make run), the stack's own settings; a deployment sets GATEWAY_ENV and its own.
 const config = loadConfig(withLocalSettings());
@@ -31,6 +32,7 @@ function action<A extends unknown[]>(run: (...args: A) => Promise<unknown>) {
     const command = args[args.length - 1] as Command;
     const json = Boolean(command.optsWithGlobals().json);
     try {
+      checkArguments(args.slice(0, -1));
       print(await run(...args), json);
     } catch (error) {
       const message = error instanceof CliError ? error.message : `Failed: ${(error as Error).message ?? 'unexpected error'}`;
