@@ -25,17 +25,28 @@ export function safeString(maxLength: number, description: string, minLength = 1
 }
 
 /**
- * The first string anywhere in a parsed JSON value that breaks the rule (key or value), with its
- * path, or null. Depth and breadth are bounded by the body size limit of the route that parsed it.
+ * How deep a JSON value from outside may nest (objects and arrays inside the outermost one).
+ * JSON.parse takes any depth, but walking the value (here, JSON.stringify, a consumer) recurses,
+ * and a body of a few hundred KB of "[" overflows the stack; nothing legitimate nests this deep.
  */
-export function findUnsafeText(value: unknown, maxLength: number, path = ''): { path: string; problem: string } | null {
+export const MAX_JSON_DEPTH = 64;
+
+/**
+ * The first string anywhere in a parsed JSON value that breaks the rule (key or value), or the
+ * first object or array nested deeper than MAX_JSON_DEPTH, with its path, or null. Breadth is
+ * bounded by the body size limit of the route that parsed it.
+ */
+export function findUnsafeText(value: unknown, maxLength: number, path = '', depth = 0): { path: string; problem: string } | null {
   if (typeof value === 'string') {
     const problem = textProblem(value, maxLength);
     return problem ? { path: path || '(root)', problem } : null;
   }
+  if (typeof value === 'object' && value !== null && depth > MAX_JSON_DEPTH) {
+    return { path: path || '(root)', problem: `is nested deeper than ${MAX_JSON_DEPTH} levels` };
+  }
   if (Array.isArray(value)) {
     for (let i = 0; i < value.length; i++) {
-      const found = findUnsafeText(value[i], maxLength, `${path}[${i}]`);
+      const found = findUnsafeText(value[i], maxLength, `${path}[${i}]`, depth + 1);
       if (found) return found;
     }
     return null;
@@ -44,7 +55,7 @@ export function findUnsafeText(value: unknown, maxLength: number, path = ''): { 
     for (const [key, inner] of Object.entries(value)) {
       const keyProblem = textProblem(key, 256);
       if (keyProblem) return { path: `${path}.(key)`, problem: keyProblem };
-      const found = findUnsafeText(inner, maxLength, path ? `${path}.${key}` : key);
+      const found = findUnsafeText(inner, maxLength, path ? `${path}.${key}` : key, depth + 1);
       if (found) return found;
     }
   }

@@ -38,7 +38,9 @@ export function envelopeProblem(envelope: unknown): string | null {
   if (typeof event !== 'string' || !/^[A-Za-z0-9._-]{1,64}$/.test(event)) return 'event is not an event name';
   const unsafe = findUnsafeText(envelope, MANAGER_TEXT_MAX);
   if (unsafe) return `${unsafe.path} ${unsafe.problem}`;
-  const fields = JID_FIELDS[eventName(event)] ?? [];
+  // Own entries only: an event named "constructor" must not find Object.prototype's.
+  const name = eventName(event);
+  const fields = Object.hasOwn(JID_FIELDS, name) ? JID_FIELDS[name]! : [];
   const items = asList((envelope as Json).data);
   for (let i = 0; i < items.length; i++) {
     for (const { path, required } of fields) {

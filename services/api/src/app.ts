@@ -1,7 +1,7 @@
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply } from 'fastify';
 import type { Logger, ServiceMetrics, Readiness } from '@gw/observability';
 import { opsPlugin } from '@gw/observability';
-import { errorHandlerPlugin } from './plugins/error-handler.ts';
+import { errorHandlerPlugin, toApiError } from './plugins/error-handler.ts';
 import { openapiPlugin } from './plugins/openapi.ts';
 import { homeRoutes } from './home/route.ts';
 import { sendMessageRoutes, type SendMessageDeps } from './send-message/route.ts';
@@ -37,6 +37,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // enforced while the headers' own 60 s limit is higher. Checked every second (Node: every 30 s).
     http: { requestTimeout: deps.requestTimeoutMs, headersTimeout: deps.requestTimeoutMs, connectionsCheckingInterval: Math.min(1_000, deps.requestTimeoutMs) },
     return503OnClosing: true,
+    // Errors raised before routing (a malformed percent-encoding, an over-long path parameter)
+    // are answered as an ApiError too, never with fastify's own body (which echoes the path).
+    frameworkErrors: (error, _request, reply) => {
+      const apiError = toApiError(error);
+      void (reply as unknown as FastifyReply).code(apiError.status).send(apiError.toBody());
+    },
     ajv: { customOptions: { allErrors: true, removeAdditional: false, coerceTypes: false, useDefaults: false } },
   });
   // Only JSON is parsed; any other media type is refused with 415 before the body is read.
