@@ -25,7 +25,11 @@ run_tier() {
   local tier="$1"
   shift
   echo "== $tier tests"
-  npx vitest run --project "$tier" --reporter=default --reporter=json --outputFile.json="$RESULTS/$tier.json" "$@"
+  local code=0
+  npx vitest run --project "$tier" --reporter=default --reporter=json --outputFile.json="$RESULTS/$tier.json" "$@" || code=$?
+  # vitest's JSON report calls a run with unhandled errors a success: its exit status tells.
+  echo "$code" >"$RESULTS/$tier.exit"
+  return "$code"
 }
 
 run_tier unit || status=$?
@@ -59,6 +63,9 @@ node -e '
     // threw) counts as one failure more. (numFailedTestSuites would count the file and each describe again.)
     const fileErrors = (r.testResults ?? []).filter((f) => f.status === "failed" && !f.assertionResults.some((a) => a.status === "failed")).length;
     failed += r.numFailedTests + fileErrors;
+    // A tier that exited non-zero with no failed test or file (errors thrown outside any test) counts as one failure.
+    const exit = fs.existsSync(process.argv[1] + "/" + tier + ".exit") ? Number(fs.readFileSync(process.argv[1] + "/" + tier + ".exit", "utf8")) : 0;
+    if (exit !== 0 && r.numFailedTests + fileErrors === 0) failed += 1;
     skipped += r.numPendingTests ?? 0;
     todo += r.numTodoTests ?? 0;
     suites += r.numTotalTestSuites ?? 0;

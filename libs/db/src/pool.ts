@@ -34,6 +34,10 @@ export function createPool(databaseUrl: string, max = 10, limits: PoolLimits = {
   });
   // An idle client losing its connection must not crash the process; the next query reconnects.
   pool.on('error', () => undefined);
+  // Nor a checked-out one (the server ended its session: a restart, pg_terminate_backend, an idle
+  // transaction past its limit): its query in flight fails with the reason, and the client is
+  // discarded on release. Without a listener its 'error' event would end the process.
+  pool.on('connect', (client) => client.on('error', () => undefined));
   return pool;
 }
 

@@ -3,6 +3,8 @@
 import { createLogger } from '@gw/observability';
 import { onShutdown } from '../runtime.ts';
 
+// The harness may be gone by the time it says "stopped": a closed pipe is no reason to crash.
+process.stdout.on('error', () => undefined);
 onShutdown(createLogger('stop-with-parent-test', 'warn'), async () => {
   process.stdout.write('stopped\n');
 });
