@@ -1,6 +1,8 @@
 // For the delivery service's int tests: a real runtime (Kafka, registry, Postgres of an isolated
 // test database), a real simulator, and a customer with a paired instance on it.
 import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll } from 'vitest';
+import { ManagerBreakers } from '@gw/evolution';
 import { newEventId, type SendDecided } from '@gw/events';
 import type { ConsumedRecord } from '@gw/kafka';
 import { createRuntime, type Runtime } from '@gw/runtime';
@@ -92,4 +94,27 @@ export async function asRecords(fixture: DeliveryFixture, decisions: SendDecided
     out.push({ topic: encoded.topic, partition: 0, offset: String(offset++), key: encoded.key, value: encoded.value, headers: encoded.headers ?? {}, timestamp: String(Date.now()) });
   }
   return out;
+}
+
+/** A fixture and breakers for a test file, set up before its tests and torn down after them. */
+export function useDeliveryFixture(): { readonly fixture: DeliveryFixture; readonly breakers: ManagerBreakers } {
+  let fixture: DeliveryFixture | undefined;
+  let breakers: ManagerBreakers | undefined;
+  beforeAll(async () => {
+    fixture = await deliveryFixture();
+    breakers = new ManagerBreakers({ resetTimeoutMs: 60_000 });
+  }, 120_000);
+  afterAll(async () => {
+    breakers?.shutdown();
+    await fixture?.close();
+  });
+  return {
+    get fixture() {
+      if (!fixture) throw new Error('the delivery fixture is not set up yet');
+      return fixture;
+    },
+    get breakers() {
+      return breakers!;
+    },
+  };
 }
