@@ -4,7 +4,7 @@ SHELL := /bin/bash
 INFRA := bash deploy/local/infra.sh
 SERVICES := bash deploy/local/services.sh
 
-.PHONY: help install infra migrate run stop test chaos bench openapi typecheck
+.PHONY: help install infra migrate run stop test chaos bench openapi events typecheck
 
 help:
 	@echo "make run    - install, start Kafka, the registry and every service, seed a demo account"
@@ -47,6 +47,9 @@ bench: install
 
 openapi: install
 	npx tsx services/api/src/write-openapi.ts
+
+events: install
+	npx tsx libs/events/src/write-types.ts
 
 typecheck: install
 	npx tsc -p tsconfig.json --noEmit

@@ -1,4 +1,4 @@
-import { benchDecider } from '../libs/policy/src/bench.ts';
+import { benchDecider } from './lib/decider-workload.ts';
 
 /** Decisions per second of the pure policy decider in-process (fold + decide, no I/O). */
 export function deciderBench(): void {

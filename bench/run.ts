@@ -7,7 +7,7 @@ import { defer, teardown } from './lib/teardown.ts';
 import { sendPathBench, type SendPathConfig } from './send-path.ts';
 import { deciderBench } from './decider.ts';
 import { pbxBench } from './pbx.ts';
-import { replayBench } from './replay.ts';
+import { compareBench } from './compare/index.ts';
 import { webhooksBench } from './webhooks.ts';
 
 function intEnv(name: string, fallback: number, min = 1): number {
@@ -37,11 +37,11 @@ const config: SendPathConfig = {
   connections: intEnv('BENCH_CONNECTIONS', 32),
   timeoutS: intEnv('BENCH_REQUEST_TIMEOUT_S', 20),
   stackEnv: envList(process.env.BENCH_STACK_ENV),
-  ...(['baseline', 'floor', 'send', 'replay', 'pbx', 'webhooks'].includes(process.env.BENCH_ONLY ?? '') ? { only: process.env.BENCH_ONLY as NonNullable<SendPathConfig['only']> } : {}),
+  ...(['baseline', 'floor', 'send', 'compare', 'pbx', 'webhooks'].includes(process.env.BENCH_ONLY ?? '') ? { only: process.env.BENCH_ONLY as NonNullable<SendPathConfig['only']> } : {}),
 };
-// Two measured runs, a stack start (~20-40 s) and teardown: the default stays under 5 minutes.
-// The send path and PBX runs, plus about four minutes to build and verify the 200,000-entry log.
-const budgetS = intEnv('BENCH_TIMEOUT_S', Math.max(600, 3 * (config.warmupS + config.durationS) + 600));
+// The send path, floor and PBX runs, the side-by-side rounds (six send-path runs with their
+// stacks, a 50,000-entry log and six verifies) and the webhooks run.
+const budgetS = intEnv('BENCH_TIMEOUT_S', Math.max(1500, 9 * (config.warmupS + config.durationS + 40) + 900));
 
 /** Children of this process still alive (e.g. service processes a failed startStack could not hand back). */
 function children(): number[] {
@@ -118,11 +118,11 @@ async function main(): Promise<void> {
   console.log(
     `bench: send path vs baseline; ${config.connections} connections, ${config.warmupS} s warm-up + ${config.durationS} s measured each; time budget ${budgetS} s`,
   );
-  const runs = (part: 'send' | 'replay' | 'pbx' | 'webhooks') => !config.only || config.only === part || (part === 'send' && (config.only === 'baseline' || config.only === 'floor'));
+  const runs = (part: 'send' | 'compare' | 'pbx' | 'webhooks') => !config.only || config.only === part || (part === 'send' && (config.only === 'baseline' || config.only === 'floor'));
   deciderBench();
   await preflight();
   if (runs('send')) await sendPathBench(config);
-  if (runs('replay')) await replayBench(); // compliance replay vs raw consume (BENCH_LOG_ENTRIES)
+  if (runs('compare')) await compareBench(config); // decider, verify and send path beside the commit before (BENCH_BEFORE)
   if (runs('pbx')) await pbxBench({ durationS: config.durationS, connections: config.connections });
   if (runs('webhooks')) await webhooksBench({ eventsPerEndpoint: intEnv('BENCH_WEBHOOK_EVENTS', 5000), endpoints: 4, connections: 64 });
 }

@@ -32,7 +32,7 @@ export interface SendPathConfig {
   timeoutS: number;
   /** Extra environment for the stack's services, e.g. DELIVERY_CONCURRENCY=64. */
   stackEnv: Record<string, string>;
-  only?: 'baseline' | 'floor' | 'send' | 'replay' | 'pbx' | 'webhooks';
+  only?: 'baseline' | 'floor' | 'send' | 'compare' | 'pbx' | 'webhooks';
 }
 
 interface Measured {
@@ -134,10 +134,11 @@ async function scrapeAll(urls: Record<ServiceName, string>): Promise<Record<Serv
   return { api, policy, delivery };
 }
 
-async function runSendPath(config: SendPathConfig): Promise<{ measured: Measured; metrics: ServiceMetricsSummary; stages: StageBreakdown | null; statusSplit: Record<string, number> }> {
-  console.log('bench: starting the stack (api, policy, delivery, simulator, fresh database and topics)');
+/** The send path on a stack of this checkout, or of `root` (the commit before a change, for the side-by-side figures). */
+export async function runSendPath(config: SendPathConfig, root?: string): Promise<{ measured: Measured; metrics: ServiceMetricsSummary; stages: StageBreakdown | null; statusSplit: Record<string, number> }> {
+  console.log(`bench: starting the stack (api, policy, delivery, simulator, fresh database and topics)${root ? ` of ${root}` : ''}`);
   const started = Date.now();
-  const stack = await startStack(['api', 'policy', 'delivery'], config.stackEnv);
+  const stack = await startStack(['api', 'policy', 'delivery'], config.stackEnv, root);
   const prefix = stack.isolation.topicPrefix;
   const stop = once(async () => {
     await stack.stop();

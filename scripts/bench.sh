@@ -6,7 +6,8 @@
 #
 #   BENCH_DURATION_S (20)  BENCH_WARMUP_S (5)  BENCH_CONNECTIONS (32)  BENCH_TIMEOUT_S
 #   BENCH_STACK_ENV="DELIVERY_CONCURRENCY=64 ..."  extra environment for the stack's services
-#   BENCH_ONLY=baseline|floor|send|replay|pbx|webhooks    run one part only (baseline, floor and send are the three sides of the send path)
+#   BENCH_ONLY=baseline|floor|send|compare|pbx|webhooks    run one part only (baseline, floor and send are the three sides of the send path;
+#                                                          compare: the decider, verify and the send path beside the commit BENCH_BEFORE)
 set -Eeuo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 

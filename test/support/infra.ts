@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { loadConfig } from '@gw/config';
-import { dropDatabase, migrate } from '@gw/db';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { dropDatabase, ensureDatabase, migrate } from '@gw/db';
 
 /**
  * The real infrastructure the int and e2e tiers run against, started by `make test`
@@ -29,13 +31,22 @@ async function assertReachable(url: string, what: string, hint: string): Promise
   }
 }
 
-export async function isolate(): Promise<Isolation> {
+/**
+ * A fresh database and topic prefix. `root`: another checkout of this repository (the bench runs
+ * the commit before a change beside it): its own migrations make the schema.
+ */
+export async function isolate(root?: string): Promise<Isolation> {
   await assertReachable(`${baseConfig.schemaRegistryUrl}/subjects`, 'The schema registry', 'Start the infrastructure with `bash deploy/local/infra.sh start` (or run `make test`).');
   const suffix = uniqueSuffix();
   const url = new URL(baseConfig.databaseUrl);
   url.pathname = `/gw_test_${suffix}`;
   const databaseUrl = url.toString();
-  await migrate(databaseUrl);
+  if (root) {
+    await ensureDatabase(databaseUrl);
+    await promisify(execFile)(`${root}/services/gatewayctl/bin/gatewayctl.js`, ['migrate'], { cwd: root, env: { ...process.env, DATABASE_URL: databaseUrl, GATEWAY_ENV: 'production' } });
+  } else {
+    await migrate(databaseUrl);
+  }
   const topicPrefix = `t${suffix}.`;
   return {
     suffix,

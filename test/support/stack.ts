@@ -60,7 +60,6 @@ async function waitReady(url: string, child: ChildProcess, timeoutMs: number, na
   throw new Error(`${name} was not ready within ${timeoutMs} ms; see ${LOG_DIR}`);
 }
 
-/** Starts the gateway's services as real processes against the real infrastructure. */
 /**
  * Sends `signal` and waits for the process to exit. A graceful stop that hangs is escalated to
  * SIGKILL after `graceMs`, so a test or bench run never leaves a process behind.
@@ -74,9 +73,14 @@ export async function stopProcess(child: ChildProcess, signal: NodeJS.Signals = 
   clearTimeout(escalate);
 }
 
-export async function startStack(services: StackServiceName[] = ['api', 'policy', 'delivery'], extraEnv: Record<string, string> = {}): Promise<Stack> {
+/**
+ * Starts the gateway's services as real processes against the real infrastructure. `root`: run
+ * another checkout's services and migrations instead of this one's (the bench compares the commit
+ * before a change with it).
+ */
+export async function startStack(services: StackServiceName[] = ['api', 'policy', 'delivery'], extraEnv: Record<string, string> = {}, root = ROOT): Promise<Stack> {
   mkdirSync(LOG_DIR, { recursive: true });
-  const isolation = await isolate();
+  const isolation = await isolate(root === ROOT ? undefined : root);
   const simulator = await startSimulator({ logger: false });
   const ports: Record<StackServiceName, number> = { api: await freePort(), policy: await freePort(), delivery: await freePort(), 'instance-events': await freePort(), webhooks: await freePort() };
   const env: Record<string, string> = {
@@ -101,7 +105,7 @@ export async function startStack(services: StackServiceName[] = ['api', 'policy'
   const start = async (name: StackServiceName) => {
     const log = createWriteStream(logFile(name), { flags: 'a' });
     const child = spawn(process.execPath, [...SERVICE_NODE_FLAGS, ...EXTRA_NODE_FLAGS, '--import', 'tsx', ENTRY[name]], {
-      cwd: ROOT,
+      cwd: root,
       env: { ...process.env, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

@@ -77,7 +77,7 @@ export const PbxWebhookRequestSchema = {
     to: optionalString('Destination phone for outbound_message (international format)'),
     customer_phone: optionalString('Customer phone for call-event templates (international format)'),
     message_text: safeString(MESSAGE_MAX_LENGTH, 'Body for outbound_message', 0),
-    message_purpose: { type: 'string', enum: ['support', 'operational', 'transactional', 'internal_team', 'authentication'] },
+    message_purpose: { type: 'string', enum: [...MESSAGE_PURPOSES] },
     conversation_id: optionalString(''),
     external_message_id: optionalString('Idempotency: the same id never sends twice'),
     agent_extension: optionalString(''),

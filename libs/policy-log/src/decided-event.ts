@@ -1,5 +1,5 @@
 import { newEventId, type SendDecided, type SendRequested } from '@gw/events';
-import { detailsJson, messageDigest, type PolicyDecision, type SendCommand } from '@gw/policy';
+import { messageDigest, type PolicyDecision, type SendCommand } from '@gw/policy';
 
 export function toSendCommand(event: SendRequested): SendCommand {
   return {
@@ -36,7 +36,7 @@ export function toDecidedEvent(command: SendRequested, decision: PolicyDecision,
     reasons: decision.rules.map((r) => ({
       rule: r.rule,
       outcome: r.outcome,
-      detail: rejected && r.outcome === 'fail' ? detailsJson(decision.details) : r.details ? detailsJson(r.details) : null,
+      detail: rejected && r.outcome === 'fail' ? JSON.stringify(decision.details) : r.details ? JSON.stringify(r.details) : null,
     })),
     policy_version: policyVersion,
     recipient: command.phone,

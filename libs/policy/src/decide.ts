@@ -1,20 +1,19 @@
-import { DEFAULT_POLICY_CONFIG, policyVersionOf, type PolicyConfig } from './config/policy-config.ts';
-import { messageDigest } from './digest.ts';
+import { sha256Hex } from './digest.ts';
+import { normaliseText } from './content/normalise-text.ts';
 import { evaluateRules } from './evaluate-rules.ts';
-import type { PolicyEvent, SendDecided } from './events.ts';
-import { evolveRemembered } from './evolve.ts';
+import type { SendDecided } from './events.ts';
 import { effectivePlan } from './limits.ts';
-import { autoPauseCheck } from './quality/auto-pause.ts';
-import { RULES } from './rules/index.ts';
+import type { Policy } from './policy.ts';
 import type { CustomerPolicyState } from './state.ts';
 import { quotaWindows } from './time/quota-windows.ts';
+import type { RecentSendsCache } from './time/recent-sends-cache.ts';
 import { bucketAt, takeToken } from './time/token-bucket.ts';
-import type { PolicyDecision, Rule, RuleContext, SendCommand } from './types.ts';
+import type { PolicyDecision, RuleContext, SendCommand } from './types.ts';
 
 export interface DecideResult {
   decision: PolicyDecision;
-  /** [SendDecided] and, when this send tipped the instance's quality over, InstancePausedForReview. */
-  events: PolicyEvent[];
+  /** The SendDecided fact to fold (react, after the fold, may add an automatic pause). */
+  events: [SendDecided];
 }
 
 /** A programming error of the caller (the wrong customer's state), not a policy outcome. */
@@ -25,28 +24,31 @@ export class PolicyInputError extends Error {
 /**
  * Pure: decides one send from the customer's folded state. The clock is the command's own
  * occurredAt, so deciding the same command on the same state gives the same answer at any time.
+ * `cache`, when the caller keeps one, only spares work: the decision is the same without it.
  */
-export function decide(command: SendCommand, state: CustomerPolicyState, config: PolicyConfig = DEFAULT_POLICY_CONFIG, rules: readonly Rule[] = RULES): DecideResult {
+export function decide(command: SendCommand, state: CustomerPolicyState, policy: Policy, cache?: RecentSendsCache): DecideResult {
   if (command.customerId !== state.customerId) {
     throw new PolicyInputError(`command of customer ${command.customerId} decided on the state of ${state.customerId}`);
   }
+  const { config } = policy;
   const plan = effectivePlan(state, config);
+  const normalised = normaliseText(command.text);
   const context: RuleContext = {
     command,
     state,
     config,
+    content: policy.content,
     plan,
     windows: quotaWindows(command.occurredAt, plan?.quotaWindowOffsetMinutes ?? config.quotaWindowOffsetMinutes),
-    digest: messageDigest(command.text),
+    normalised,
+    digest: sha256Hex(normalised),
+    ...(cache ? { cache } : {}),
   };
-  const decision = evaluateRules(rules, context);
-  const sendDecided = toSendDecided(context, decision, config);
-  // The caller folds sendDecided on this same state next: evolve remembers this fold for it.
-  const pauses = autoPauseCheck(evolveRemembered(state, sendDecided), command.instanceId, command.occurredAt, config);
-  return { decision, events: [sendDecided, ...pauses] };
+  const decision = evaluateRules(policy.rules, context);
+  return { decision, events: [toSendDecided(context, decision, policy.version)] };
 }
 
-function toSendDecided({ command, state, plan, windows, digest }: RuleContext, decision: PolicyDecision, config: PolicyConfig): SendDecided {
+function toSendDecided({ command, state, plan, windows, digest }: RuleContext, decision: PolicyDecision, policyVersion: string): SendDecided {
   const accepted = decision.decision === 'accepted';
   const reason = !accepted && decision.code === 'policy_violation' && typeof decision.details.reason === 'string' ? decision.details.reason : null;
   return {
@@ -63,6 +65,7 @@ function toSendDecided({ command, state, plan, windows, digest }: RuleContext, d
     reason,
     quotaWindows: { day: windows.day, month: windows.month },
     tokensLeft: accepted && plan ? takeToken(bucketAt(state.buckets[command.instanceId], command.occurredAt, plan.velocity)).tokens : null,
-    policyVersion: policyVersionOf(config),
+    policyVersion,
   };
 }
+

@@ -4,7 +4,7 @@ import type { PolicyEvent, RecipientSuppressed, SendDecided } from './events.ts'
 import { countQuality } from './quality/quality-buckets.ts';
 import { currentWindow } from './rules/quota-rule.ts';
 import type { CustomerPolicyState } from './state.ts';
-import { carryRecentSummary, rememberSend, shortDigest } from './time/recent-sends.ts';
+import { rememberSend, shortDigest } from './time/recent-sends.ts';
 
 const HOUR_MS = 3_600_000;
 
@@ -15,27 +15,9 @@ const HOUR_MS = 3_600_000;
  */
 export function evolve(state: CustomerPolicyState, event: PolicyEvent): CustomerPolicyState {
   if (event.customerId !== state.customerId) return state;
-  if (event === remembered.event && state === remembered.from) return remembered.to!;
   if (event.type === 'SendDecided') return prune(decided(state, event));
   const next = { ...state, clock: Math.max(state.clock, event.at) };
   return prune(apply(next, event));
-}
-
-/**
- * decide folds its own SendDecided to check the instance's quality, and the caller then folds the
- * same event on the same state right after. Both are pure and neither object is ever mutated, so
- * the second fold returns the first one's result: the last fold decide made is remembered (the
- * very same event object on the very same state object; anything else is folded afresh).
- */
-const remembered: { event: PolicyEvent | null; from: CustomerPolicyState | null; to: CustomerPolicyState | null } = { event: null, from: null, to: null };
-
-/** evolve, remembering the result for a second fold of the same event on the same state. */
-export function evolveRemembered(state: CustomerPolicyState, event: PolicyEvent): CustomerPolicyState {
-  const to = evolve(state, event);
-  remembered.event = event;
-  remembered.from = state;
-  remembered.to = to;
-  return to;
 }
 
 function apply(state: CustomerPolicyState, event: PolicyEvent): CustomerPolicyState {
@@ -99,11 +81,7 @@ function suppress(state: CustomerPolicyState, event: RecipientSuppressed): Custo
   return { ...next, quality: { ...next.quality, [event.instanceId]: countQuality(next.quality[event.instanceId], event.at, { optOuts: 1 }) } };
 }
 
-/**
- * The hot path of a fold (every command): one copy of the state, in which the fields a decision
- * changes are replaced, instead of a copy per field. Same fields, values and key order as
- * replacing them one spread at a time.
- */
+/** What a decision changes: the quality counters, and for an accepted send the quotas, the bucket and the recent sends. */
 function decided(state: CustomerPolicyState, event: SendDecided): CustomerPolicyState {
   const next = { ...state, clock: Math.max(state.clock, event.at) };
   const accepted = event.decision === 'accepted';
@@ -144,7 +122,7 @@ function prune(state: CustomerPolicyState): CustomerPolicyState {
   return {
     ...state,
     prunedAt: clock,
-    recent: carryRecentSummary(state.recent, state.recent.filter((h) => h.hour + HOUR_MS > clock - RETENTION.bulkMs)),
+    recent: state.recent.filter((h) => h.hour + HOUR_MS > clock - RETENTION.bulkMs),
     buckets: Object.fromEntries(Object.entries(state.buckets).filter(([, b]) => b.at > clock - RETENTION.idleBucketMs)),
     quality,
   };

@@ -1,14 +1,15 @@
 export { decide, PolicyInputError, type DecideResult } from './decide.ts';
 export { evolve } from './evolve.ts';
-export { react, handle } from './react.ts';
+export { react, handle, handleCommand } from './react.ts';
+export { createPolicy, PolicyConfigError, type Policy } from './policy.ts';
 export { replay, run, type PolicyInput, type RunResult } from './replay.ts';
 export { initialPolicyState, upgradeState, STATE_VERSION, type CustomerPolicyState, type QualityBucket } from './state.ts';
 export type { RecentSend, RecentSendsHour } from './time/recent-sends.ts';
+export { RecentSendsCache } from './time/recent-sends-cache.ts';
 export { RULES } from './rules/index.ts';
 export { evaluateRules } from './evaluate-rules.ts';
 export { describeRules, type RuleDescription } from './describe-rules.ts';
 export { messageDigest } from './digest.ts';
-export { detailsJson } from './details-json.ts';
 export { effectivePlan, type EffectivePlan } from './limits.ts';
 export { qualitySignals } from './quality/auto-pause.ts';
 export { DEFAULT_POLICY_CONFIG, RETENTION, policyVersionOf, validatePolicyConfig, type PolicyConfig, type AutoPauseConfig } from './config/policy-config.ts';
@@ -16,9 +17,9 @@ export { PLANS, type PlanConfig, type VelocityLimits, type BulkLimits } from './
 export { CONTENT_RULES, type ContentRules, type ContentCategory, type ContentPattern } from './config/content-rules.ts';
 export { URL_SHORTENERS } from './config/url-shorteners.ts';
 export type * from './events.ts';
-export type { SendCommand, PolicyState, Rule, RuleContext, RuleVerdict, RuleRecord, PolicyDecision } from './types.ts';
+export type { SendCommand, Rule, RuleContext, RuleVerdict, RuleRecord, PolicyDecision } from './types.ts';
 
 import { DEFAULT_POLICY_CONFIG, policyVersionOf } from './config/policy-config.ts';
 
-/** Recorded with every decision; changes whenever the default config or content rules change. */
+/** Recorded with every decision of the default policy; changes whenever the default config or content rules change. */
 export const POLICY_VERSION: string = policyVersionOf(DEFAULT_POLICY_CONFIG);

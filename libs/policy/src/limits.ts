@@ -14,27 +14,8 @@ export interface EffectivePlan {
   overriddenBy: string | null;
 }
 
-/**
- * Every decision needs the effective plan, and it changes only when the plan or the override does.
- * Cached by the override object (evolve puts a new one in the state whenever it changes; states
- * are never mutated), the config object and the plan id. Callers only read the result.
- */
-const NO_OVERRIDE = {};
-const cached = new WeakMap<object, WeakMap<PolicyConfig, Map<string, EffectivePlan | null>>>();
-
+/** The customer's plan with its override applied; null without a known plan. */
 export function effectivePlan(state: CustomerPolicyState, config: PolicyConfig): EffectivePlan | null {
-  const planId = state.plan.planId;
-  if (planId === null) return null;
-  const key = state.override ?? NO_OVERRIDE;
-  let byConfig = cached.get(key);
-  if (!byConfig) cached.set(key, (byConfig = new WeakMap()));
-  let byPlan = byConfig.get(config);
-  if (!byPlan) byConfig.set(config, (byPlan = new Map()));
-  if (!byPlan.has(planId)) byPlan.set(planId, computeEffectivePlan(state, config));
-  return byPlan.get(planId)!;
-}
-
-function computeEffectivePlan(state: CustomerPolicyState, config: PolicyConfig): EffectivePlan | null {
   const plan = state.plan.planId === null ? undefined : config.plans[state.plan.planId];
   if (!plan) return null;
   const override = state.override;

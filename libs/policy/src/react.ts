@@ -1,30 +1,44 @@
-import { DEFAULT_POLICY_CONFIG, type PolicyConfig } from './config/policy-config.ts';
+import { decide, type DecideResult } from './decide.ts';
 import type { PolicyEvent } from './events.ts';
 import { evolve } from './evolve.ts';
+import type { Policy } from './policy.ts';
 import { autoPauseCheck } from './quality/auto-pause.ts';
 import type { CustomerPolicyState } from './state.ts';
+import type { RecentSendsCache } from './time/recent-sends-cache.ts';
+import type { SendCommand } from './types.ts';
 
 /**
- * What the engine does after a fact that is not a send command: a failed delivery or an opt-out
- * may tip an instance's quality over its threshold. `state` must already include `event`
- * (state = evolve(state, event) first). SendDecided gets nothing here: decide already checked it.
+ * What the engine does after folding an event: a refused send, a failed delivery or an opt-out
+ * may tip an instance's quality over its threshold. `state` must already include `event`.
  */
-export function react(event: PolicyEvent, state: CustomerPolicyState, config: PolicyConfig = DEFAULT_POLICY_CONFIG): PolicyEvent[] {
+export function react(event: PolicyEvent, state: CustomerPolicyState, policy: Policy): PolicyEvent[] {
   if (event.customerId !== state.customerId) return [];
   switch (event.type) {
+    case 'SendDecided':
+      return autoPauseCheck(state, event.instanceId, event.at, policy.config);
     case 'DeliveryOutcomeRecorded':
-      return event.delivered ? [] : autoPauseCheck(state, event.instanceId, event.at, config);
+      return event.delivered ? [] : autoPauseCheck(state, event.instanceId, event.at, policy.config);
     case 'RecipientSuppressed':
-      return event.source === 'opt_out' && event.instanceId ? autoPauseCheck(state, event.instanceId, event.at, config) : [];
+      return event.source === 'opt_out' && event.instanceId ? autoPauseCheck(state, event.instanceId, event.at, policy.config) : [];
     default:
       return [];
   }
 }
 
-/** Evolve then react, folding what react emitted: the one-stop handler for non-command facts. */
-export function handle(state: CustomerPolicyState, event: PolicyEvent, config: PolicyConfig = DEFAULT_POLICY_CONFIG): { state: CustomerPolicyState; emitted: PolicyEvent[] } {
+/** A fact through the engine: folded, reacted to, and what it emitted folded too. */
+export function handle(state: CustomerPolicyState, event: PolicyEvent, policy: Policy): { state: CustomerPolicyState; emitted: PolicyEvent[] } {
   let next = evolve(state, event);
-  const emitted = react(event, next, config);
+  const emitted = react(event, next, policy);
   for (const follow of emitted) next = evolve(next, follow);
   return { state: next, emitted };
+}
+
+/**
+ * A send through the engine: decided, its SendDecided folded and reacted to. `events` is
+ * everything to append, in order: the SendDecided, then an automatic pause it tipped over.
+ */
+export function handleCommand(command: SendCommand, state: CustomerPolicyState, policy: Policy, cache?: RecentSendsCache): { decision: DecideResult['decision']; events: PolicyEvent[]; state: CustomerPolicyState } {
+  const { decision, events: [decided] } = decide(command, state, policy, cache);
+  const handled = handle(state, decided, policy);
+  return { decision, events: [decided, ...handled.emitted], state: handled.state };
 }

@@ -1,15 +1,13 @@
-import { DEFAULT_POLICY_CONFIG, type PolicyConfig } from './config/policy-config.ts';
-import { decide } from './decide.ts';
 import type { PolicyEvent } from './events.ts';
 import { evolve } from './evolve.ts';
-import { handle } from './react.ts';
+import type { Policy } from './policy.ts';
+import { handle, handleCommand } from './react.ts';
 import { initialPolicyState, type CustomerPolicyState } from './state.ts';
 import type { PolicyDecision, SendCommand } from './types.ts';
 
 /**
- * Rebuilds a customer's state from its event log (or continues from a snapshot). This is all the
- * service needs at start-up: the log holds every PolicyEvent that decide, react and the operators
- * produced, in order.
+ * Rebuilds a customer's state from its event log (or continues from a snapshot). The log holds
+ * every PolicyEvent that the decider, react and the operators produced, in order.
  */
 export function replay(events: readonly PolicyEvent[], from: CustomerPolicyState | string): CustomerPolicyState {
   const initial = typeof from === 'string' ? initialPolicyState(from) : from;
@@ -31,18 +29,18 @@ export interface RunResult {
  * facts are folded and reacted to. Feeding the same inputs twice gives deep-equal results, and
  * replay(result.log) gives result.state.
  */
-export function run(inputs: readonly PolicyInput[], from: CustomerPolicyState | string, config: PolicyConfig = DEFAULT_POLICY_CONFIG): RunResult {
+export function run(inputs: readonly PolicyInput[], from: CustomerPolicyState | string, policy: Policy): RunResult {
   let state = typeof from === 'string' ? initialPolicyState(from) : from;
   const log: PolicyEvent[] = [];
   const decisions: PolicyDecision[] = [];
   for (const input of inputs) {
     if (input.kind === 'command') {
-      const { decision, events } = decide(input.command, state, config);
-      decisions.push(decision);
-      log.push(...events);
-      state = events.reduce(evolve, state);
+      const handled = handleCommand(input.command, state, policy);
+      decisions.push(handled.decision);
+      log.push(...handled.events);
+      state = handled.state;
     } else {
-      const handled = handle(state, input.event, config);
+      const handled = handle(state, input.event, policy);
       log.push(input.event, ...handled.emitted);
       state = handled.state;
     }

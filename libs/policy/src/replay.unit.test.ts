@@ -3,6 +3,9 @@ import type { PolicyEvent } from './events.ts';
 import { evolve } from './evolve.ts';
 import { replay, run, type PolicyInput } from './replay.ts';
 import { initialPolicyState } from './state.ts';
+import { createPolicy } from './policy.ts';
+
+const POLICY = createPolicy();
 import { activeCustomer, aSend, CUSTOMER, DAY, delivery, HOUR, MINUTE, paused, planChanged, resumed, suppressed, T0 } from './testing/fixtures.ts';
 
 /** A mixed day: operator actions, sends (some refused), deliveries and opt-outs. */
@@ -20,28 +23,28 @@ function mixedInputs(): PolicyInput[] {
 
 describe('replay and determinism', () => {
   it('running the same inputs twice gives deep-equal decisions, log and state', () => {
-    const a = run(mixedInputs(), CUSTOMER);
-    const b = run(mixedInputs(), CUSTOMER);
+    const a = run(mixedInputs(), CUSTOMER, POLICY);
+    const b = run(mixedInputs(), CUSTOMER, POLICY);
     expect(b).toEqual(a);
     expect(a.decisions.some((d) => d.decision === 'rejected')).toBe(true);
   });
 
   it('folding the log (what the service appends) rebuilds exactly the state the engine had', () => {
-    const result = run(mixedInputs(), CUSTOMER);
+    const result = run(mixedInputs(), CUSTOMER, POLICY);
     expect(replay(result.log, CUSTOMER)).toEqual(result.state);
     expect(replay(result.log, CUSTOMER)).toEqual(replay(result.log, CUSTOMER));
   });
 
   it('the state is plain JSON: a snapshot round-trip changes nothing and decides the same', () => {
-    const { state } = run(mixedInputs(), CUSTOMER);
+    const { state } = run(mixedInputs(), CUSTOMER, POLICY);
     const snapshot = JSON.parse(JSON.stringify(state)) as typeof state;
     expect(snapshot).toEqual(state);
     const next = [{ kind: 'command', command: aSend({ commandId: 'cmd_after', occurredAt: T0 + DAY }) }] as PolicyInput[];
-    expect(run(next, snapshot).decisions).toEqual(run(next, state).decisions);
+    expect(run(next, snapshot, POLICY).decisions).toEqual(run(next, state, POLICY).decisions);
   });
 
   it('continues from a snapshot: replay(tail, replay(head)) equals replay(head + tail)', () => {
-    const { log } = run(mixedInputs(), CUSTOMER);
+    const { log } = run(mixedInputs(), CUSTOMER, POLICY);
     const half = Math.floor(log.length / 2);
     expect(replay(log.slice(half), replay(log.slice(0, half), CUSTOMER))).toEqual(replay(log, CUSTOMER));
   });
@@ -51,7 +54,7 @@ describe('replay and determinism', () => {
     const frozen = JSON.stringify(state);
     const events: PolicyEvent[] = [suppressed(), paused(), resumed(), delivery(false), planChanged('scale', T0 + DAY, T0)];
     events.reduce(evolve, state);
-    run([{ kind: 'command', command: aSend() }], state);
+    run([{ kind: 'command', command: aSend() }], state, POLICY);
     expect(JSON.stringify(state)).toBe(frozen);
   });
 
@@ -63,10 +66,10 @@ describe('replay and determinism', () => {
   it('decides from event time only: nothing depends on the wall clock', () => {
     const inputs = mixedInputs();
     const realNow = Date.now;
-    const first = run(inputs, CUSTOMER);
+    const first = run(inputs, CUSTOMER, POLICY);
     try {
       Date.now = () => T0 + 365 * DAY;
-      expect(run(inputs, CUSTOMER)).toEqual(first);
+      expect(run(inputs, CUSTOMER, POLICY)).toEqual(first);
     } finally {
       Date.now = realNow;
     }
@@ -84,7 +87,7 @@ describe('bounded state', () => {
     const step = (60 * DAY) / 10_000; // one send every ~8.6 minutes of event time
     for (let i = 0; i < 10_000; i += 1) {
       const command = aSend({ customerId: customer, commandId: `cmd_b${i}`, instanceId: `ins_${i % 5}`, recipient: `+1415${String(i).padStart(7, '0')}`, text: `Your order ${i} has shipped.`, occurredAt: T0 + i * step });
-      const result = run([{ kind: 'command', command }], state);
+      const result = run([{ kind: 'command', command }], state, POLICY);
       state = result.state;
       if (i % 2_500 === 2_499) sizes.push(JSON.stringify(state).length);
     }
@@ -102,7 +105,7 @@ describe('bounded state', () => {
 describe('stored snapshots', () => {
   it('upgradeState keeps a current snapshot, upgrades a version-1 one and refuses garbage', async () => {
     const { upgradeState, STATE_VERSION } = await import('./state.ts');
-    const { state } = run(mixedInputs(), CUSTOMER);
+    const { state } = run(mixedInputs(), CUSTOMER, POLICY);
     expect(upgradeState(JSON.parse(JSON.stringify(state)))).toEqual(state);
     const { stateVersion: _v, recent: _r, ...v1 } = state;
     const upgraded = upgradeState({ ...v1, lastSend: {}, bulk: {} });

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { benchDecider } from './bench.ts';
 import { DEFAULT_POLICY_CONFIG, validatePolicyConfig } from './config/policy-config.ts';
 import { describeRules } from './describe-rules.ts';
 import { messageDigest } from './digest.ts';
 import { POLICY_VERSION } from './index.ts';
+import { createPolicy, PolicyConfigError } from './policy.ts';
 
 describe('messageDigest', () => {
   it('ignores case, surrounding and repeated whitespace, zero-width characters and full-width forms', () => {
@@ -37,6 +37,17 @@ describe('describeRules', () => {
   });
 });
 
+describe('content rules', () => {
+  it('are written in lower case, as they run on lower-cased text without a case-insensitive flag', () => {
+    for (const category of DEFAULT_POLICY_CONFIG.content.categories) {
+      for (const pattern of category.patterns) {
+        // Upper-case escapes (\S, \D, \W, \B, \P{..}) are classes, not letters.
+        expect(pattern.source.replace(/\\[A-Z]/g, ''), pattern.id).toBe(pattern.source.replace(/\\[A-Z]/g, '').toLowerCase());
+      }
+    }
+  });
+});
+
 describe('config', () => {
   it('the default config is valid and POLICY_VERSION is derived from it', () => {
     expect(validatePolicyConfig(DEFAULT_POLICY_CONFIG)).toEqual([]);
@@ -55,10 +66,12 @@ describe('config', () => {
     const config = { ...DEFAULT_POLICY_CONFIG, autoPause: { ...DEFAULT_POLICY_CONFIG.autoPause, windowHours: 48 } };
     expect(validatePolicyConfig(config)).toHaveLength(1);
   });
-});
 
-describe('benchDecider', () => {
-  it('returns a positive decisions-per-second figure', () => {
-    expect(benchDecider(500)).toBeGreaterThan(0);
+  it('createPolicy refuses an unusable configuration, naming every problem', () => {
+    const config = { ...DEFAULT_POLICY_CONFIG, autoPause: { ...DEFAULT_POLICY_CONFIG.autoPause, windowHours: 48 }, plans: { ...DEFAULT_POLICY_CONFIG.plans, odd: { ...DEFAULT_POLICY_CONFIG.plans.starter!, id: 'odd', dailyLimit: 5_000 } } };
+    expect(() => createPolicy(config)).toThrow(PolicyConfigError);
+    expect(() => createPolicy(config)).toThrow(/autoPause\.windowHours must be within 1\.\.24; odd: dailyLimit exceeds monthlyLimit/);
+    expect(createPolicy().version).toBe(POLICY_VERSION);
   });
 });
+

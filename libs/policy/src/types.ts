@@ -1,5 +1,7 @@
 import type { ErrorCode } from '@gw/contract';
 import type { PolicyConfig } from './config/policy-config.ts';
+import type { CompiledContent } from './content/score-content.ts';
+import type { RecentSendsCache } from './time/recent-sends-cache.ts';
 import type { EffectivePlan } from './limits.ts';
 import type { CustomerPolicyState } from './state.ts';
 import type { QuotaWindows } from './time/quota-windows.ts';
@@ -19,19 +21,22 @@ export interface SendCommand {
   source: 'api' | 'pbx';
 }
 
-/** Kept for compatibility: the policy state is the customer's folded state. */
-export type PolicyState = CustomerPolicyState;
-
 /** Everything a rule may look at, computed once per command. */
 export interface RuleContext {
   command: SendCommand;
   state: CustomerPolicyState;
   config: PolicyConfig;
+  /** The content rules compiled (Policy.content). */
+  content: CompiledContent;
   /** The customer's plan with overrides applied; null without a known plan. */
   plan: EffectivePlan | null;
   windows: QuotaWindows;
+  /** normaliseText(command.text): what content rules match and the digest hashes. */
+  normalised: string;
   /** messageDigest(command.text). */
   digest: string;
+  /** The caller's cache of the bulk check, if it keeps one (same answers without it). */
+  cache?: RecentSendsCache;
 }
 
 export interface RuleVerdict {

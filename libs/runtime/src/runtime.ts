@@ -1,10 +1,35 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import { loadConfig, type GatewayConfig } from '@gw/config';
 import { createPool, type Pool } from '@gw/db';
-import { EventCodec, Topics, type TopicName } from '@gw/events';
-import { KafkaClient, KafkaInspector, type RunningConsumer, type TransformBatch } from '@gw/kafka';
+import { EventCodec, Topics, type AnyEvent, type EventType, type TopicName } from '@gw/events';
+import { KafkaClient, KafkaInspector, type OutgoingRecord, type RunningConsumer, type TransformBatch } from '@gw/kafka';
 import { createLogger, createMetrics, describeError, opsPlugin, type Logger, type ServiceMetrics } from '@gw/observability';
 import { deadLetterRecord, isTransient } from './faults.ts';
+
+/** The events of one partition's batch a stage takes, decoded, in offset order. */
+export type StageEvents<T extends EventType> = Array<{ offset: bigint; event: Extract<AnyEvent, { type: T }> }>;
+
+export interface StageBatch {
+  topic: string;
+  partition: number;
+  /** The offset after the batch's last record (events of other types included). */
+  nextOffset: bigint;
+  /** Keeps the group membership alive during long work. */
+  heartbeat(): Promise<void>;
+}
+
+/** A stage's work on one batch: its events in, the records to append out. */
+export type StageHandler<T extends EventType> = (events: StageEvents<T>, batch: StageBatch) => Promise<OutgoingRecord[]>;
+
+export interface StageDefinition<T extends EventType> {
+  /** The consumer group's name (without the topic prefix). */
+  name: string;
+  topic: TopicName;
+  /** The event types the stage takes; records of other types are passed over. */
+  accepts: readonly T[];
+  handle: StageHandler<T>;
+  partitionsConsumedConcurrently?: number;
+}
 
 /** What every service process shares: configuration, logs, metrics, Kafka, the registry and Postgres. */
 export interface Runtime {
@@ -24,9 +49,11 @@ export interface Runtime {
   watchLag(groupId: string, topics: string[]): void;
   /**
    * Starts a consume-transform-produce stage: group `<prefix><name>`, transactional id
-   * `<prefix><name>-tx-<instance>`, its lag watched, stopped with the runtime.
+   * `<prefix><name>-tx-<instance>`, its lag watched, stopped with the runtime. Records are
+   * decoded here, once for every stage: a record that cannot be decoded fails like any other
+   * bad record (tried alone, then dead-lettered), and the handler gets typed events.
    */
-  runStage(stage: { name: string; topic: TopicName; transform: TransformBatch; partitionsConsumedConcurrently?: number }): Promise<RunningConsumer>;
+  runStage<T extends EventType>(stage: StageDefinition<T>): Promise<RunningConsumer>;
   /** Stops taking records: every consumer finishes its in-flight batch, commits and leaves its group. */
   stopConsumers(): Promise<void>;
   /** stopConsumers, then Kafka and Postgres go. */
@@ -87,8 +114,20 @@ export async function createRuntime(service: string, options: RuntimeOptions = {
     lagTimers.push(timer);
     void poll();
   };
-  const runStage: Runtime['runStage'] = async ({ name, topic, transform, partitionsConsumedConcurrently }) => {
+  const runStage: Runtime['runStage'] = async ({ name, topic, accepts, handle, partitionsConsumedConcurrently }) => {
     const groupId = topics.group(name);
+    const wanted = new Set<string>(accepts);
+    type Events = Parameters<typeof handle>[0];
+    const transform: TransformBatch = async (records, ctx) => {
+      const events: Events = [];
+      for (const record of records) {
+        // Throws for a record that cannot be decoded: the stage runner tries it alone, then dead-letters it.
+        const event = await codec.decode(record);
+        if (event && wanted.has(event.type)) events.push({ offset: BigInt(record.offset), event } as Events[number]);
+      }
+      if (events.length === 0) return [];
+      return handle(events, { ...ctx, nextOffset: BigInt(records[records.length - 1]!.offset) + 1n });
+    };
     const consumer = await kafka.transform({
       groupId,
       topics: [topics.name(topic)],

@@ -4,6 +4,8 @@
  * resolver for a webhook configuration's `events` list (spec 2.5).
  */
 
+import { MESSAGE_PURPOSES } from '@gw/contract';
+
 export const WEBHOOK_EVENT_NAMES = [
   'message.received',
   'message.sent',
@@ -34,14 +36,8 @@ export const WEBHOOK_EVENT_GROUPS = {
 } as const satisfies Record<string, readonly WebhookEventName[]>;
 export type WebhookEventGroup = keyof typeof WEBHOOK_EVENT_GROUPS;
 
-/** Message purposes a `message.sent` / `message.failed` event may carry (mirrors spec 2.1). */
-export const WEBHOOK_MESSAGE_PURPOSES = [
-  'transactional',
-  'operational',
-  'support',
-  'internal_team',
-  'authentication',
-] as const;
+/** Message purposes a `message.sent` / `message.failed` event may carry: the contract's five (spec 2.1). */
+export const WEBHOOK_MESSAGE_PURPOSES = MESSAGE_PURPOSES;
 
 // ---------------------------------------------------------------------------------------------
 // Types

@@ -20,7 +20,8 @@ export async function startDeliveryService(runtime: Runtime): Promise<() => Prom
   await runtime.runStage({
     name: 'delivery',
     topic: 'policyDecisions',
-    transform: dispatchAccepted({ runtime, directory, breakers }),
+    accepts: ['SendDecided'],
+    handle: dispatchAccepted({ runtime, directory, breakers }),
     partitionsConsumedConcurrently: runtime.config.topicPartitions,
   });
   resolver.start();

@@ -4,8 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll } from 'vitest';
 import { ManagerBreakers } from '@gw/evolution';
 import { newEventId, type SendDecided } from '@gw/events';
-import type { ConsumedRecord } from '@gw/kafka';
-import { createRuntime, type Runtime } from '@gw/runtime';
+import { createRuntime, type Runtime, type StageEvents } from '@gw/runtime';
 import { SecretBox } from '@gw/security';
 // The Evolution simulator is another service: tests reach its harness by path, as test/support does.
 import { createOpenInstance, startSimulator, type Harness } from '../../instance-simulator/src/testing/sim-harness.ts';
@@ -86,14 +85,9 @@ export function acceptedDecision(fixture: DeliveryFixture, n: number, text = `Yo
   };
 }
 
-/** Records as the delivery stage receives them from policy-decisions. */
-export async function asRecords(fixture: DeliveryFixture, decisions: SendDecided[]): Promise<ConsumedRecord[]> {
-  const out: ConsumedRecord[] = [];
-  for (const decision of decisions) {
-    const encoded = await fixture.runtime.codec.encode('SendDecided', decision);
-    out.push({ topic: encoded.topic, partition: 0, offset: String(offset++), key: encoded.key, value: encoded.value, headers: encoded.headers ?? {}, timestamp: String(Date.now()) });
-  }
-  return out;
+/** Decisions as the delivery stage receives them from runStage: with their offsets. */
+export function asEvents(decisions: SendDecided[]): StageEvents<'SendDecided'> {
+  return decisions.map((payload) => ({ offset: BigInt(offset++), event: { type: 'SendDecided', payload } }));
 }
 
 /** A fixture and breakers for a test file, set up before its tests and torn down after them. */

@@ -1,6 +1,6 @@
 import { derivedEventId, type GatewayEventEmitted } from '@gw/events';
-import type { OutgoingRecord, TransformBatch } from '@gw/kafka';
-import type { Runtime } from '@gw/runtime';
+import type { OutgoingRecord } from '@gw/kafka';
+import type { Runtime, StageHandler } from '@gw/runtime';
 
 /** The recipient and purpose of a message, from the policy log. */
 async function sentTo(runtime: Runtime, messageIds: string[]): Promise<Map<string, { to: string; purpose: string; instanceName: string }>> {
@@ -21,15 +21,10 @@ const derivedId = (sourceEventId: string) => derivedEventId(sourceEventId, 'gate
  * accepted it) and DeliveryFailed is message.failed (definitively not sent). Ids derive from the
  * source event, so a redelivered batch yields the same records.
  */
-export function mapDeliveryOutcomes(runtime: Runtime): TransformBatch {
+export function mapDeliveryOutcomes(runtime: Runtime): StageHandler<'MessageDispatched' | 'DeliveryFailed'> {
   const { codec } = runtime;
-  return async (records) => {
-    const outcomes = [];
-    // A record that cannot be decoded throws: runStage tries it alone, then dead-letters it.
-    for (const record of records) {
-      const event = await codec.decode(record);
-      if (event?.type === 'MessageDispatched' || event?.type === 'DeliveryFailed') outcomes.push(event);
-    }
+  return async (events) => {
+    const outcomes = events.map(({ event }) => event);
     const messages = await sentTo(runtime, outcomes.map((o) => o.payload.message_id));
     const outputs: OutgoingRecord[] = [];
     for (const outcome of outcomes) {

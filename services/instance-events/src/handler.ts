@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
 import type { GatewayEventEmitted, InstanceEventReceived, PolicyFactRecord } from '@gw/events';
-import type { OutgoingRecord, TransformBatch } from '@gw/kafka';
+import type { OutgoingRecord } from '@gw/kafka';
 import { envelopeProblem } from '@gw/evolution';
 import { maskPhone } from '@gw/observability';
 import type { PolicyEvent } from '@gw/policy';
 import { toFactRecord } from '@gw/policy-log';
-import type { Runtime } from '@gw/runtime';
+import type { Runtime, StageHandler } from '@gw/runtime';
 import { mapInstanceEvent, type Mapped } from './map-event.ts';
 import { acceptedCalls, recordCalls, saveConnection, sentMessage } from './store.ts';
 
@@ -29,16 +29,13 @@ function optFact(received: InstanceEventReceived, fact: Mapped['facts'][number])
  * the connection and call projections. Outputs carry ids derived from the source event, and the
  * projections are idempotent, so a redelivered batch changes nothing.
  */
-export function handleInstanceEvents(runtime: Runtime): TransformBatch {
+export function handleInstanceEvents(runtime: Runtime): StageHandler<'InstanceEventReceived'> {
   const { codec, pool, logger, metrics, config } = runtime;
   const group = runtime.topics.group('instance-events');
-  return async (records) => {
+  return async (events) => {
     const outputs: OutgoingRecord[] = [];
-    for (const record of records) {
-      // A record that cannot be decoded throws: runStage tries it alone, then dead-letters it.
-      const decoded = await codec.decode(record);
-      if (!decoded || decoded.type !== 'InstanceEventReceived') continue;
-      const received = decoded.payload;
+    for (const { event } of events) {
+      const received = event.payload;
       const log = logger.child({ correlation_id: received.event_id, instance_id: received.instance_id, event: received.event });
       // The ingest refuses bad envelopes before they are appended; one appended before it did is
       // refused here the same way: recorded with its reason, not mapped.
@@ -51,7 +48,7 @@ export function handleInstanceEvents(runtime: Runtime): TransformBatch {
       const problem = received.payload.trim().startsWith('{') ? envelopeProblem(envelope) : 'the envelope is not a JSON object';
       if (problem) {
         await pool.query('SELECT record_instance_event_rejection($1, $2, $3, $4, $5)', [received.instance_id, received.digest, received.event.slice(0, 64), problem, 'instance-events']);
-        metrics.eventsProcessed.inc({ group, topic: record.topic, outcome: 'rejected' });
+        metrics.eventsProcessed.inc({ group, topic: 'instance-events', outcome: 'rejected' });
         log.warn({ reason: problem }, 'instance event rejected');
         continue;
       }
@@ -88,7 +85,7 @@ export function handleInstanceEvents(runtime: Runtime): TransformBatch {
         };
         outputs.push(await codec.encode('GatewayEventEmitted', emitted));
       }
-      metrics.eventsProcessed.inc({ group, topic: record.topic, outcome: mapped.events.length > 0 ? 'mapped' : 'ignored' });
+      metrics.eventsProcessed.inc({ group, topic: 'instance-events', outcome: mapped.events.length > 0 ? 'mapped' : 'ignored' });
     }
     return outputs;
   };

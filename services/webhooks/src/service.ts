@@ -32,7 +32,7 @@ export async function startWebhooksService(runtime: Runtime): Promise<() => Prom
     onAttempt: webhookMetrics(runtime.metrics.registry),
   });
   worker.start();
-  await runtime.runStage({ name: 'webhook-enqueue', topic: 'gatewayEvents', transform: enqueueGatewayEvents(runtime, () => worker.wake()) });
+  await runtime.runStage({ name: 'webhook-enqueue', topic: 'gatewayEvents', accepts: ['GatewayEventEmitted'], handle: enqueueGatewayEvents(runtime, () => worker.wake()) });
   return async () => {
     await worker.stop();
     await guard.close();

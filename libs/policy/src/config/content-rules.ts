@@ -10,7 +10,7 @@
  */
 export interface ContentPattern {
   id: string;
-  /** RegExp source, compiled case-insensitive with Unicode semantics. */
+  /** RegExp source, compiled with Unicode semantics; lower case (it runs on normalised, lower-cased text). */
   source: string;
   weight: number;
 }

@@ -1,20 +1,11 @@
-import { isAscii } from './normalise-text.ts';
-
 /**
  * Host names that appear in a text, with or without a scheme ("bit.ly/x", "https://t.co/y").
  * A host needs a letter-only top-level label of 2+ letters and must not be glued to a preceding
  * word, dot or '@' (so e-mail addresses and "e.g." are not read as links).
  */
 const HOST = /(?<![\p{L}\p{N}.@_-])(?:https?:\/\/)?((?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,24})(?![\p{L}\p{N}_-])/giu;
-/**
- * Every host match holds a dot followed by two letters (the last label). In ASCII text (which
- * NFKC leaves as it is) [a-z] under the i flag is just the 52 ASCII letters, so a text without
- * such a dot has no host: most texts are answered without running HOST.
- */
-const DOT_LETTERS = /\.[a-z]{2}/i;
 
 export function extractHosts(text: string): string[] {
-  if (isAscii(text) && !DOT_LETTERS.test(text)) return [];
   const hosts = new Set<string>();
   for (const match of text.normalize('NFKC').matchAll(HOST)) {
     if (match[1]) hosts.add(match[1].toLowerCase());

@@ -1,5 +1,4 @@
 import type { ContentRules } from '../config/content-rules.ts';
-import { isAscii, normaliseText } from './normalise-text.ts';
 
 export interface CategoryScore {
   reason: string;
@@ -8,74 +7,50 @@ export interface CategoryScore {
   matched: string[];
 }
 
-interface CompiledPattern {
-  id: string;
-  /** As the rules say: case-insensitive with Unicode semantics. */
-  regex: RegExp;
-  /** The same source without the u flag, for ASCII text only (see compile); null when not equivalent. */
-  ascii: RegExp | null;
-  weight: number;
-}
-
-interface CompiledCategory {
-  reason: string;
-  patterns: CompiledPattern[];
-}
-
-interface Compiled {
-  categories: CompiledCategory[];
-  /** Every pattern in one alternation (without the u flag), or null: matches ASCII text exactly when one of them does. */
-  anyAscii: RegExp | null;
-}
-
-// Compiling is a pure function of the rules object; caching it only saves time.
-const compiled = new WeakMap<ContentRules, Compiled>();
-
 /**
- * On a subject of ASCII characters only, a pattern written in ASCII means the same with and
- * without the u flag, unless it uses syntax that only the u flag gives a meaning to (\p{..},
- * \u{..}, named back references, control escapes). Case-insensitive matching then pairs the
- * same ASCII letters either way, and \w, \b, \d and \s select the same ASCII characters. Without
- * the u flag V8 matches case-insensitively many times faster, and an alternation of every
- * pattern rules out a typical transactional text in one scan.
+ * The content rules with their patterns compiled, made once with the policy (createPolicy). They
+ * run on normalised text, which is lower case after NFKC (so no Kelvin sign or long s is left
+ * either), and are written in lower case: a case-insensitive flag would change no match and cost
+ * a Unicode case fold per character.
  */
-function asciiSource(source: string): boolean {
-  return isAscii(source) && !/\\[pPuck]/.test(source);
+export interface CompiledContent {
+  rules: ContentRules;
+  categories: Array<{ reason: string; patterns: Array<{ id: string; regex: RegExp; weight: number }> }>;
+  /**
+   * Every pattern in one alternation, or null: it matches exactly when one of the patterns does
+   * (none uses a back reference), so a typical transactional text is cleared in one scan.
+   */
+  any: RegExp | null;
 }
 
-function compile(rules: ContentRules): Compiled {
-  let result = compiled.get(rules);
-  if (!result) {
-    const categories = rules.categories.map((category) => ({
+export function compileContent(rules: ContentRules): CompiledContent {
+  const sources = rules.categories.flatMap((c) => c.patterns.map((p) => p.source));
+  const combinable = sources.length > 0 && sources.every((s) => !/\\[1-9]|\\k</.test(s));
+  return {
+    rules,
+    categories: rules.categories.map((category) => ({
       reason: category.reason,
-      patterns: category.patterns.map((p) => ({ id: p.id, regex: new RegExp(p.source, 'iu'), ascii: asciiSource(p.source) ? new RegExp(p.source, 'i') : null, weight: p.weight })),
-    }));
-    const sources = rules.categories.flatMap((c) => c.patterns.map((p) => p.source));
-    // One alternation is only the "any of them" question when groups keep their meaning: no back references.
-    const combinable = sources.length > 0 && sources.every((s) => asciiSource(s) && !/\\[1-9]/.test(s));
-    result = { categories, anyAscii: combinable ? new RegExp(sources.map((s) => `(?:${s})`).join('|'), 'i') : null };
-    compiled.set(rules, result);
-  }
-  return result;
+      patterns: category.patterns.map((p) => ({ id: p.id, regex: new RegExp(p.source, 'u'), weight: p.weight })),
+    })),
+    any: combinable ? new RegExp(sources.map((s) => `(?:${s})`).join('|'), 'u') : null,
+  };
 }
 
 /**
- * Scores every category; each distinct matching pattern counts once, so repeating a weak word does
- * not add up. Returns only categories with at least one match, in the rules' order.
+ * Scores every category of a normalised text; each distinct matching pattern counts once, so
+ * repeating a weak word does not add up. Returns only categories with at least one match, in the
+ * rules' order.
  */
-export function scoreContent(text: string, rules: ContentRules, thresholds: Readonly<Record<string, number>> = {}): CategoryScore[] {
-  const normalised = normaliseText(text);
-  const { categories, anyAscii } = compile(rules);
-  const ascii = isAscii(normalised);
-  if (ascii && anyAscii && !anyAscii.test(normalised)) return [];
+export function scoreContent(normalised: string, content: CompiledContent, thresholds: Readonly<Record<string, number>> = {}): CategoryScore[] {
+  if (content.any && !content.any.test(normalised)) return [];
   const scores: CategoryScore[] = [];
-  for (const category of categories) {
-    const matched = category.patterns.filter((p) => (ascii && p.ascii ? p.ascii : p.regex).test(normalised));
+  for (const category of content.categories) {
+    const matched = category.patterns.filter((p) => p.regex.test(normalised));
     if (matched.length === 0) continue;
     scores.push({
       reason: category.reason,
       score: matched.reduce((sum, p) => sum + p.weight, 0),
-      threshold: thresholds[category.reason] ?? rules.defaultThreshold,
+      threshold: thresholds[category.reason] ?? content.rules.defaultThreshold,
       matched: matched.map((p) => p.id),
     });
   }

@@ -1,12 +1,8 @@
-import { isoTime } from '../time/iso-time.ts';
-import { constantDetails } from '../details-json.ts';
 import type { Rule } from '../types.ts';
 import { fail, pass } from './verdict.ts';
 
 const name = 'active_plan';
 const message = 'An active plan is required to send messages.';
-// The number's text has no NUL, so the key tells every (plan, validUntil) pair apart.
-const passed = constantDetails((plan: string, validUntil: number) => ({ plan, valid_until: isoTime(validUntil) }), (plan, validUntil) => `${plan}\u0000${validUntil}`);
 
 /** A known plan whose paid period has not ended at the command's time. */
 export const activePlan: Rule = {
@@ -18,8 +14,8 @@ export const activePlan: Rule = {
     if (planId === null) return fail(name, 'active_plan_required', message, { reason: 'no_plan' });
     if (!plan) return fail(name, 'active_plan_required', message, { reason: 'unknown_plan', plan: planId });
     if (validUntil === null || command.occurredAt >= validUntil) {
-      return fail(name, 'active_plan_required', message, { reason: 'plan_expired', plan: planId, valid_until: validUntil === null ? null : isoTime(validUntil) });
+      return fail(name, 'active_plan_required', message, { reason: 'plan_expired', plan: planId, valid_until: validUntil === null ? null : new Date(validUntil).toISOString() });
     }
-    return pass(name, passed(planId, validUntil));
+    return pass(name, { plan: planId, valid_until: new Date(validUntil).toISOString() });
   },
 };

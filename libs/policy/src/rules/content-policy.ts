@@ -1,10 +1,8 @@
 import { scoreContent, worstViolation } from '../content/score-content.ts';
-import { constantDetails } from '../details-json.ts';
 import type { Rule } from '../types.ts';
 import { fail, pass } from './verdict.ts';
 
 const name = 'content_policy';
-const passed = constantDetails((version: string) => ({ rules_version: version }), (version) => version);
 
 /**
  * No marketing, political or SHAFT content (sex, hate, alcohol, firearms, tobacco). Promotional
@@ -14,10 +12,10 @@ export const contentPolicy: Rule = {
   name,
   code: 'policy_violation',
   summary: 'No promotional, political or SHAFT content (versioned keyword/regex rules, thresholds per plan).',
-  check: ({ command, config, plan }) => {
-    const scores = scoreContent(command.text, config.content, plan?.plan.contentThresholds);
+  check: ({ normalised, content, config, plan }) => {
+    const scores = scoreContent(normalised, content, plan?.plan.contentThresholds);
     const worst = worstViolation(scores);
-    if (!worst) return pass(name, passed(config.content.version));
+    if (!worst) return pass(name, { rules_version: config.content.version });
     return fail(name, 'policy_violation', 'The message content is not allowed by the responsible-messaging policy.', {
       reason: worst.reason,
       score: worst.score,

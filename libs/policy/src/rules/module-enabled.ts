@@ -1,9 +1,7 @@
-import { constantDetails } from '../details-json.ts';
 import type { Rule } from '../types.ts';
 import { fail, pass } from './verdict.ts';
 
 const name = 'module_enabled';
-const passed = constantDetails((module: string) => ({ module }), (module) => module);
 
 /** The module the send came through (public API or PBX) must be switched on for the customer. */
 export const moduleEnabled: Rule = {
@@ -13,7 +11,7 @@ export const moduleEnabled: Rule = {
   check: ({ command, state, config }) => {
     const enabled = state.modules[command.source] ?? config.defaultModules[command.source];
     return enabled
-      ? pass(name, passed(command.source))
+      ? pass(name, { module: command.source })
       : fail(name, 'module_not_enabled', `The ${command.source} module is not enabled for this account.`, { module: command.source });
   },
 };

@@ -1,29 +1,15 @@
 import { isMessagePurpose, MESSAGE_PURPOSES } from '@gw/contract';
 import type { CustomerPolicyState } from '../state.ts';
-import { constantDetails } from '../details-json.ts';
 import type { Rule } from '../types.ts';
 import { fail, pass } from './verdict.ts';
 
 const name = 'purpose_allowed';
-const passed = constantDetails((purpose: string) => ({ purpose }), (purpose) => purpose);
 
 /** Customer list (default: all five) intersected with the instance's own list when it has one. */
 export function allowedPurposes(state: CustomerPolicyState, instanceId: string): string[] {
   const customer = state.purposes.customer ?? [...MESSAGE_PURPOSES];
   const instance = state.purposes.instances[instanceId];
   return customer.filter((p) => isMessagePurpose(p) && (!instance || instance.includes(p)));
-}
-
-// allowedPurposes is a function of state.purposes, which evolve replaces whenever it changes and
-// never mutates: its answers are kept per purposes object and instance, and only read here.
-const allowedByPurposes = new WeakMap<CustomerPolicyState['purposes'], Map<string, readonly string[]>>();
-
-function allowedFor(state: CustomerPolicyState, instanceId: string): readonly string[] {
-  let byInstance = allowedByPurposes.get(state.purposes);
-  if (!byInstance) allowedByPurposes.set(state.purposes, (byInstance = new Map()));
-  let allowed = byInstance.get(instanceId);
-  if (!allowed) byInstance.set(instanceId, (allowed = allowedPurposes(state, instanceId)));
-  return allowed;
 }
 
 /** Only the five non-marketing purposes exist; the customer may narrow them, per instance too. */
@@ -35,9 +21,9 @@ export const purposeAllowed: Rule = {
     if (!isMessagePurpose(command.purpose)) {
       return fail(name, 'message_purpose_not_allowed', `The message purpose "${command.purpose}" is not allowed.`, { field: 'message_purpose', value: command.purpose, reason: 'unknown_purpose', allowed: [...MESSAGE_PURPOSES] });
     }
-    const allowed = allowedFor(state, command.instanceId);
+    const allowed = allowedPurposes(state, command.instanceId);
     return allowed.includes(command.purpose)
-      ? pass(name, passed(command.purpose))
+      ? pass(name, { purpose: command.purpose })
       : fail(name, 'message_purpose_not_allowed', `The message purpose "${command.purpose}" is not allowed for this instance.`, { field: 'message_purpose', value: command.purpose, reason: 'not_allowed_for_account', allowed: [...allowed] });
   },
 };

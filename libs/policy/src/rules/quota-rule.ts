@@ -1,5 +1,4 @@
 import type { ErrorCode } from '@gw/contract';
-import { isoTime } from '../time/iso-time.ts';
 import type { Rule, RuleContext } from '../types.ts';
 import { fail, pass } from './verdict.ts';
 
@@ -26,7 +25,7 @@ export function quotaRule(period: 'day' | 'month', name: string, code: ErrorCode
         limit,
         used,
         window,
-        resets_at: isoTime(period === 'day' ? windows.dayResetsAt : windows.monthResetsAt),
+        resets_at: new Date(period === 'day' ? windows.dayResetsAt : windows.monthResetsAt).toISOString(),
         ...(plan.overriddenBy ? { override_granted_by: plan.overriddenBy } : {}),
       };
       return used < limit ? pass(name, details) : fail(name, code, `The ${label} message limit of ${limit} is reached.`, details);

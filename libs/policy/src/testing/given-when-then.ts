@@ -1,9 +1,8 @@
 import { expect } from 'vitest';
 import { DEFAULT_POLICY_CONFIG, type PolicyConfig } from '../config/policy-config.ts';
-import { decide } from '../decide.ts';
 import type { PolicyEvent } from '../events.ts';
-import { evolve } from '../evolve.ts';
-import { handle } from '../react.ts';
+import { createPolicy } from '../policy.ts';
+import { handle, handleCommand } from '../react.ts';
 import { replay } from '../replay.ts';
 import type { CustomerPolicyState } from '../state.ts';
 import type { PolicyDecision, SendCommand } from '../types.ts';
@@ -36,7 +35,7 @@ type Then = {
  * next); `whenFact` feeds a non-command fact through evolve + react.
  */
 export function given(events: PolicyEvent[], options: { config?: PolicyConfig; customerId?: string } = {}) {
-  const config = options.config ?? DEFAULT_POLICY_CONFIG;
+  const policy = createPolicy(options.config ?? DEFAULT_POLICY_CONFIG);
   const initial = replay(events, options.customerId ?? CUSTOMER);
 
   const outcomeOf = (run: () => Outcome): Then => {
@@ -71,10 +70,10 @@ export function given(events: PolicyEvent[], options: { config?: PolicyConfig; c
         const decisions: PolicyDecision[] = [];
         const emitted: PolicyEvent[] = [];
         for (const command of Array.isArray(commands) ? commands : [commands]) {
-          const { decision, events: produced } = decide(command, state, config);
-          decisions.push(decision);
-          emitted.push(...produced);
-          state = produced.reduce(evolve, state);
+          const handled = handleCommand(command, state, policy);
+          decisions.push(handled.decision);
+          emitted.push(...handled.events);
+          state = handled.state;
         }
         return { decisions, events: emitted, state };
       });
@@ -84,7 +83,7 @@ export function given(events: PolicyEvent[], options: { config?: PolicyConfig; c
         let state = initial;
         const emitted: PolicyEvent[] = [];
         for (const fact of Array.isArray(facts) ? facts : [facts]) {
-          const handled = handle(state, fact, config);
+          const handled = handle(state, fact, policy);
           emitted.push(...handled.emitted);
           state = handled.state;
         }

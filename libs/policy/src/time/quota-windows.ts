@@ -10,23 +10,12 @@ export interface QuotaWindows {
 
 const pad = (n: number): string => String(n).padStart(2, '0');
 
-/** The last day computed: every instant from its start (inclusive) to dayResetsAt has the same windows. */
-let last: { offsetMinutes: number; dayStartsAt: number; windows: QuotaWindows } | null = null;
-
 /**
  * Pure calendar arithmetic on the given instant (Date is only used as a UTC calculator here, never
  * to read the clock). With offset 0 the windows are the UTC calendar day and month; with +330 they
- * are India's, and so on. The reset instants are returned as real (UTC) epoch ms. Callers only
- * read the result: consecutive commands of one day get the same object.
+ * are India's, and so on. The reset instants are returned as real (UTC) epoch ms.
  */
 export function quotaWindows(at: number, offsetMinutes: number): QuotaWindows {
-  if (last !== null && last.offsetMinutes === offsetMinutes && at >= last.dayStartsAt && at < last.windows.dayResetsAt) return last.windows;
-  const windows = computeQuotaWindows(at, offsetMinutes);
-  last = { offsetMinutes, dayStartsAt: windows.dayResetsAt - DAY_MS, windows };
-  return windows;
-}
-
-export function computeQuotaWindows(at: number, offsetMinutes: number): QuotaWindows {
   const shift = offsetMinutes * 60_000;
   const local = new Date(at + shift);
   const year = local.getUTCFullYear();

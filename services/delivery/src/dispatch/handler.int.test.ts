@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { OutgoingRecord } from '@gw/kafka';
 import { SecretBox } from '@gw/security';
-import { acceptedDecision, asRecords, useDeliveryFixture } from '../testing.ts';
+import { acceptedDecision, asEvents, useDeliveryFixture } from '../testing.ts';
 import { dispatchAccepted } from './handler.ts';
 import { InstanceDirectory } from './instance-directory.ts';
 
@@ -9,7 +9,7 @@ import { InstanceDirectory } from './instance-directory.ts';
 // fed records as Kafka hands them over: copies of one decision, in one batch or across batches
 // (a policy stage that re-emitted its last batch after a crash), must reach the manager once.
 const suite = useDeliveryFixture();
-const meta = { topic: 'policy-decisions', partition: 0, heartbeat: async () => undefined };
+const batch = { topic: 'policy-decisions', partition: 0, heartbeat: async () => undefined, nextOffset: 0n };
 
 const handler = () => {
   const directory = new InstanceDirectory(suite.fixture.runtime.pool, new SecretBox(suite.fixture.isolation.env.GATEWAY_SECRET_KEY!));
@@ -30,7 +30,7 @@ describe('delivery batch handler', () => {
     const run = handler();
     const first = acceptedDecision(suite.fixture, 1, 'batch copy one');
     const second = acceptedDecision(suite.fixture, 2, 'batch copy two');
-    const out = await outcomesIn(await run(await asRecords(suite.fixture, [first, first, second, first]), meta));
+    const out = await outcomesIn(await run(asEvents([first, first, second, first]), batch));
     expect(out.map((o) => [o.type, o.payload.message_id])).toEqual([
       ['MessageDispatched', first.message_id],
       ['MessageDispatched', second.message_id],
@@ -38,7 +38,7 @@ describe('delivery batch handler', () => {
     expect((await suite.fixture.ledger()).get('batch copy one')).toBe(1);
 
     // The same decisions again, from a second handler (a restarted process): recorded outcomes, same event ids, nothing sent.
-    const again = await outcomesIn(await handler()(await asRecords(suite.fixture, [second, first]), meta));
+    const again = await outcomesIn(await handler()(asEvents([second, first]), batch));
     expect(again.map((o) => o.payload.event_id)).toEqual([out[1]!.payload.event_id, out[0]!.payload.event_id]);
     const ledger = await suite.fixture.ledger();
     expect([ledger.get('batch copy one'), ledger.get('batch copy two')]).toEqual([1, 1]);
@@ -46,7 +46,7 @@ describe('delivery batch handler', () => {
 
   it('two processes handed the same decision at once send it once', async () => {
     const decision = acceptedDecision(suite.fixture, 3, 'two processes at once');
-    const [a, b] = await Promise.all([handler()(await asRecords(suite.fixture, [decision]), meta), handler()(await asRecords(suite.fixture, [decision]), meta)]);
+    const [a, b] = await Promise.all([handler()(asEvents([decision]), batch), handler()(asEvents([decision]), batch)]);
     expect((await outcomesIn([...a, ...b])).length).toBeLessThanOrEqual(1);
     expect((await suite.fixture.ledger()).get('two processes at once')).toBe(1);
   });

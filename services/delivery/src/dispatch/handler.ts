@@ -1,9 +1,9 @@
 import { GroupCommit } from '@gw/batching';
 import type { SendDecided } from '@gw/events';
 import type { ManagerBreakers, SendTextResult } from '@gw/evolution';
-import type { OutgoingRecord, TransformBatch } from '@gw/kafka';
+import type { OutgoingRecord } from '@gw/kafka';
 import { maskPhone } from '@gw/observability';
-import type { Runtime } from '@gw/runtime';
+import type { Runtime, StageHandler } from '@gw/runtime';
 import { claim, recordedOutcomes, recordOutcomes, type AttemptOutcome, type DeliveryOutcome } from './delivery-store.ts';
 import type { InstanceDirectory } from './instance-directory.ts';
 import { mapConcurrent } from './map-concurrent.ts';
@@ -39,7 +39,7 @@ function acceptedOnce(decisions: SendDecided[]): SendDecided[] {
  * crash, or answered ambiguously) is never sent blindly: the resolver (resolve/resolver.ts) asks
  * the manager.
  */
-export function dispatchAccepted(deps: DispatchDeps): TransformBatch {
+export function dispatchAccepted(deps: DispatchDeps): StageHandler<'SendDecided'> {
   const { runtime, clock = Date.now } = deps;
   const { codec, pool, logger, metrics, config } = runtime;
   const group = runtime.topics.group('delivery');
@@ -68,14 +68,8 @@ export function dispatchAccepted(deps: DispatchDeps): TransformBatch {
     return { kind: 'settled', task, outcome: recorded ? outcome : null };
   };
 
-  return async (batch) => {
-    // A record that cannot be decoded throws: runStage tries it alone, then dead-letters it.
-    const decisions: SendDecided[] = [];
-    for (const record of batch) {
-      const event = await codec.decode(record);
-      if (event?.type === 'SendDecided') decisions.push(event.payload);
-    }
-    const accepted = acceptedOnce(decisions);
+  return async (events) => {
+    const accepted = acceptedOnce(events.map(({ event }) => event.payload));
     if (accepted.length === 0) return [];
 
     const steps = await mapConcurrent(accepted, config.delivery.concurrency, sendOne);

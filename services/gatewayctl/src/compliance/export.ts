@@ -1,7 +1,8 @@
 import { once } from 'node:events';
 import type { Writable } from 'node:stream';
 import type { Pool } from '@gw/db';
-import { cursor, readSnapshot, ROW_COLUMNS, type PolicyLogRow } from './entries.ts';
+import { fromLogRow, type PolicyLogRow } from '@gw/policy-log';
+import { cursor, readSnapshot } from './entries.ts';
 import type { ProgressCallback } from './progress.ts';
 
 export type ExportFormat = 'ndjson' | 'csv';
@@ -26,8 +27,8 @@ export const CSV_COLUMNS = [
 function exportRecord(row: PolicyLogRow) {
   return {
     log_id: row.log_id,
-    decided_at: row.decided_at.toISOString(),
-    occurred_at: row.occurred_at,
+    decided_at: new Date(row.decided_at).toISOString(),
+    occurred_at: fromLogRow(row).occurred_at,
     command_id: row.command_id,
     event_id: row.event_id,
     customer_id: row.customer_id,
@@ -72,7 +73,7 @@ export async function exportPolicyLog(pool: Pool, out: Writable, options: Export
       if (!out.write(chunk)) await once(out, 'drain');
     };
     if (options.format === 'csv') await write(`${CSV_COLUMNS.join(',')}\r\n`);
-    for await (const batch of cursor<PolicyLogRow>(client, `SELECT ${ROW_COLUMNS} FROM policy_log WHERE ${where} ORDER BY log_id`, params, options.batchSize ?? 1000)) {
+    for await (const batch of cursor<PolicyLogRow>(client, `SELECT * FROM policy_log WHERE ${where} ORDER BY log_id`, params, options.batchSize ?? 1000)) {
       let chunk = '';
       for (const row of batch) {
         const record = exportRecord(row);

@@ -14,9 +14,6 @@ export { rebuildProjections, REBUILT_TABLES, type RebuildReport, type RebuildOpt
 export { exportPolicyLog, csvField, CSV_COLUMNS, type ExportOptions } from './export.ts';
 export { showEntry, type ShownEntry } from './show.ts';
 export { complianceDeps, type ComplianceDeps } from './context.ts';
-// For the benchmark (bench/replay.ts, bench/lib/replay-steps*.ts): the replay pass and its pieces.
-export { prepareReplay, toScopeRanges, packBatch, replayBatch, ReplayAccumulator, type RecordBatch, type ReplayScope } from './replay-pass.ts';
-export { SyncRecordDecoder } from './record-decoder.ts';
 export type { ProgressCallback, ProgressEvent } from './progress.ts';
 
 export interface ComplianceCommandDeps {

@@ -1,11 +1,10 @@
 import { withTransaction, type PoolClient } from '@gw/db';
 import type { AnyEvent, SendDecided } from '@gw/events';
-import { canonicalJson, insertEntries, ProjectionBatch } from '@gw/policy-log';
+import { insertEntries, ProjectionBatch } from '@gw/policy-log';
 import type { ComplianceDeps } from './context.ts';
-import { digestOf } from './entries.ts';
 import type { PartitionRange } from '@gw/kafka';
 import type { ProgressCallback } from './progress.ts';
-import { Replayer, replayFields } from './replay.ts';
+import { digestOf, Replayer, replayFields } from './replay.ts';
 import { readDeadLetters, skippedPositions } from '../dlq/letters.ts';
 
 export class RebuildRefused extends Error {}
@@ -105,7 +104,7 @@ export async function rebuildProjections(deps: ComplianceDeps, options: RebuildO
             continue;
           }
           kept.set(entry.log_id, digest);
-          decided.set(entry.correlation_id, canonicalJson(replayFields(entry)));
+          decided.set(entry.correlation_id, digestOf(replayFields(entry)));
           const head = heads.get(entry.partition_chain);
           if (!head || entry.log_id > head.log_id) heads.set(entry.partition_chain, { log_id: entry.log_id, entry_hash: entry.entry_hash });
           if (entry.log_id > maxLogId) maxLogId = entry.log_id;
@@ -154,7 +153,7 @@ export async function rebuildProjections(deps: ComplianceDeps, options: RebuildO
           if (step.kind === 'error') throw new Error(`the engine failed on ${event.type} ${partition}@${record.offset}: ${step.error}`);
           if (step.kind !== 'folded' && step.kind !== 'decided') continue;
           for (const folded of step.folded) await projections.add(folded);
-          if (step.kind === 'decided' && decided.get(step.expected.correlation_id) !== canonicalJson(replayFields(step.expected))) divergences++;
+          if (step.kind === 'decided' && decided.get(step.expected.correlation_id) !== digestOf(replayFields(step.expected))) divergences++;
         }
         progress({ phase: 'customer events', done: customerEvents, total: customerTotal });
       },

@@ -1,11 +1,12 @@
 import type { Pool } from '@gw/db';
-import { parseDetail, ROW_COLUMNS, sourceOf, type PolicyLogRow } from './entries.ts';
+import { fromLogRow, type PolicyLogRow } from '@gw/policy-log';
+import { parseDetail, sourceOf } from './entries.ts';
 
 export class NotFound extends Error {}
 
 /** One policy-log entry with its inputs, every rule evaluated, its chain fields and its delivery outcome. */
 export async function showEntry(pool: Pool, logId: number) {
-  const found = await pool.query<PolicyLogRow>(`SELECT ${ROW_COLUMNS} FROM policy_log WHERE log_id = $1`, [logId]);
+  const found = await pool.query<PolicyLogRow>('SELECT * FROM policy_log WHERE log_id = $1', [logId]);
   const row = found.rows[0];
   if (!row) throw new NotFound(`No policy-log entry ${logId}.`);
   const deliveries = await pool.query(
@@ -17,7 +18,7 @@ export async function showEntry(pool: Pool, logId: number) {
     log_id: row.log_id,
     command_id: row.command_id,
     event_id: row.event_id,
-    decided_at: row.decided_at.toISOString(),
+    decided_at: new Date(row.decided_at).toISOString(),
     inputs: {
       customer_id: row.customer_id,
       instance_id: row.instance_id,
@@ -27,7 +28,7 @@ export async function showEntry(pool: Pool, logId: number) {
       message_digest: row.message_digest,
       // Not stored as a column: read from the module_enabled rule, which records the send's module.
       source: sourceOf(row.reasons),
-      occurred_at: row.occurred_at,
+      occurred_at: fromLogRow(row).occurred_at,
     },
     rules: row.reasons.map((r) => ({ rule: r.rule, outcome: r.outcome, details: parseDetail(r.detail) })),
     decision: row.decision,

@@ -1,7 +1,7 @@
 import type { Pool, PoolClient } from '@gw/db';
 import type { SendDecided } from '@gw/events';
 import { initialPolicyState, upgradeState, type CustomerPolicyState } from '@gw/policy';
-import { GENESIS_HASH, storedCopy } from '@gw/policy-log';
+import { GENESIS_HASH, toLogRow } from '@gw/policy-log';
 import type { BatchResult } from './run-batch.ts';
 
 type Queryable = Pool | PoolClient;
@@ -78,28 +78,7 @@ export interface BatchWrite {
  */
 export async function applyBatch(db: Queryable, write: BatchWrite): Promise<void> {
   const { result } = write;
-  const entries = result.entries.map((e) => ({
-    log_id: e.log_id,
-    command_id: e.correlation_id,
-    event_id: e.event_id,
-    customer_id: e.customer_id,
-    instance_id: e.instance_id,
-    message_id: e.message_id,
-    recipient: e.recipient,
-    message_purpose: e.message_purpose,
-    message_digest: e.message_digest,
-    decision: e.decision,
-    error_code: e.error_code ?? null,
-    error_message: e.error_message ?? null,
-    reasons: e.reasons,
-    policy_version: e.policy_version,
-    occurred_at: e.occurred_at,
-    // As the consumer stores it: the whole event without the message body.
-    decision_event: storedCopy(e),
-    partition_chain: e.partition_chain,
-    prev_hash: e.prev_hash,
-    entry_hash: e.entry_hash,
-  }));
+  const entries = result.entries.map(toLogRow);
   const stateIds = [...result.states.keys()];
   const quota = [...result.quota.values()];
   await db.query('SELECT policy_apply_batch($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)', [

@@ -4,7 +4,7 @@ import { loadConfig } from '@gw/config';
 import { createPool, type Pool } from '@gw/db';
 import { EventCodec, newEventId, Topics, type SendDecided } from '@gw/events';
 import { createLogger, createMetrics } from '@gw/observability';
-import type { PolicyEvent } from '@gw/policy';
+import { createPolicy, type PolicyEvent } from '@gw/policy';
 import { GENESIS_HASH, toFactRecord } from '@gw/policy-log';
 import { isolate, type Isolation } from '../../../../test/support/infra.ts';
 import { decideSends } from './handler.ts';
@@ -19,6 +19,7 @@ let pool: Pool;
 let codec: EventCodec;
 let topics: Topics;
 const PARTITION = 3;
+const POLICY = createPolicy();
 const at = Date.UTC(2026, 10, 2, 9);
 let offset = 0;
 
@@ -37,15 +38,18 @@ afterAll(async () => {
 
 function handler() {
   const runtime = { codec, pool, topics, logger: createLogger('policy-test', 'warn'), metrics: createMetrics('policy-test', false) };
-  return decideSends(runtime, loadConfig().policy);
+  return decideSends(runtime, { ...loadConfig().policy, policy: POLICY });
 }
 
-async function records(encoded: Array<Promise<{ topic: string; key: string; value: Buffer; headers?: Record<string, string> }>>) {
-  const out = [];
+/** Hands records to a handler as runStage does: decoded (through the registry), with their offsets and the offset after the batch. */
+async function feed(run: ReturnType<typeof decideSends>, encoded: Array<Promise<{ topic: string; key: string; value: Buffer; headers?: Record<string, string> }>>) {
+  const events: Parameters<typeof run>[0] = [];
   for (const r of await Promise.all(encoded)) {
-    out.push({ topic: r.topic, partition: PARTITION, offset: String(offset++), key: r.key, value: r.value, headers: r.headers ?? {}, timestamp: String(at) });
+    const at = offset++;
+    const event = await codec.decode({ topic: r.topic, partition: PARTITION, offset: String(at), key: r.key, value: r.value, headers: r.headers ?? {}, timestamp: '0' });
+    if (event?.type === 'SendRequested' || event?.type === 'PolicyInputRecorded') events.push({ offset: BigInt(at), event });
   }
-  return out;
+  return run(events, { topic: topics.name('customerEvents'), partition: PARTITION, heartbeat: async () => undefined, nextOffset: BigInt(offset) });
 }
 
 const fact = (event: PolicyEvent) => codec.encode('PolicyInputRecorded', toFactRecord(event, `op_${randomUUID()}`));
@@ -70,12 +74,11 @@ describe('policy batch handler', () => {
     const customer = `cus_${randomUUID().slice(0, 8)}`;
     const a = handler();
     const b = handler();
-    const meta = { topic: topics.name('customerEvents'), partition: PARTITION, heartbeat: async () => undefined };
 
-    const first = await decisions(await a(await records([...onboarding(customer).map(fact), command(customer, 1)]), meta));
-    const second = await decisions(await b(await records([command(customer, 2), command(customer, 3)]), meta));
+    const first = await decisions(await feed(a, [...onboarding(customer).map(fact), command(customer, 1)]));
+    const second = await decisions(await feed(b, [command(customer, 2), command(customer, 3)]));
     // A still holds the partition as it left it after its first batch; B has moved it on since.
-    const third = await decisions(await a(await records([command(customer, 4)]), meta));
+    const third = await decisions(await feed(a, [command(customer, 4)]));
 
     expect([...first, ...second, ...third].map((d) => d.decision)).toEqual(['accepted', 'accepted', 'accepted', 'accepted']);
     const rows = await chain();
@@ -99,11 +102,10 @@ describe('policy batch handler', () => {
         return Reflect.get(target, prop, receiver);
       },
     });
-    const run = decideSends({ codec, pool: counted, topics, logger: createLogger('policy-test', 'warn'), metrics: createMetrics('policy-test', false) }, { ...loadConfig().policy, logIdBlock: 64 });
-    const meta = { topic: topics.name('customerEvents'), partition: PARTITION, heartbeat: async () => undefined };
-    await run(await records([...onboarding(customer).map(fact), command(customer, 1)]), meta);
+    const run = decideSends({ codec, pool: counted, topics, logger: createLogger('policy-test', 'warn'), metrics: createMetrics('policy-test', false) }, { ...loadConfig().policy, logIdBlock: 64, policy: POLICY });
+    await feed(run, [...onboarding(customer).map(fact), command(customer, 1)]);
     statements.length = 0;
-    const out = await decisions(await run(await records([command(customer, 2), command(customer, 3)]), meta));
+    const out = await decisions(await feed(run, [command(customer, 2), command(customer, 3)]));
     expect(out.map((d) => d.decision)).toEqual(['accepted', 'accepted']);
     expect(statements).toHaveLength(1);
     expect(statements[0]).toMatch(/policy_apply_batch/);
@@ -112,9 +114,8 @@ describe('policy batch handler', () => {
   it('a command appended twice is decided once: the second copy re-emits the recorded decision', async () => {
     const customer = `cus_${randomUUID().slice(0, 8)}`;
     const run = handler();
-    const meta = { topic: topics.name('customerEvents'), partition: PARTITION, heartbeat: async () => undefined };
-    const [original] = await decisions(await run(await records([...onboarding(customer).map(fact), command(customer, 1, `cmd_twice_${customer}`)]), meta));
-    const again = await decisions(await run(await records([command(customer, 2), command(customer, 1, `cmd_twice_${customer}`)]), meta));
+    const [original] = await decisions(await feed(run, [...onboarding(customer).map(fact), command(customer, 1, `cmd_twice_${customer}`)]));
+    const again = await decisions(await feed(run, [command(customer, 2), command(customer, 1, `cmd_twice_${customer}`)]));
     expect(again).toHaveLength(2);
     expect(again[1]).toMatchObject({ correlation_id: original!.correlation_id, log_id: original!.log_id, event_id: original!.event_id, entry_hash: original!.entry_hash });
     const rows = await pool.query('SELECT 1 FROM policy_log WHERE command_id = $1', [original!.correlation_id]);
@@ -126,18 +127,17 @@ describe('policy batch handler', () => {
   it('suppressions follow the facts in order within a batch, and a suppressed recipient is refused', async () => {
     const customer = `cus_${randomUUID().slice(0, 8)}`;
     const run = handler();
-    const meta = { topic: topics.name('customerEvents'), partition: PARTITION, heartbeat: async () => undefined };
     const recipient = '+14155551001';
-    await run(await records(onboarding(customer).map(fact)), meta);
+    await feed(run, onboarding(customer).map(fact));
     const out = await decisions(
-      await run(
-        await records([
+      await feed(
+        run,
+        [
           fact({ type: 'RecipientSuppressed', customerId: customer, at, recipient, source: 'manual', reason: 'asked', by: 'ops' }),
           fact({ type: 'RecipientUnsuppressed', customerId: customer, at, recipient, source: 'manual', by: 'ops' }),
           fact({ type: 'RecipientSuppressed', customerId: customer, at, recipient, source: 'opt_out', reason: 'STOP', by: 'recipient' }),
           command(customer, 1),
-        ]),
-        meta,
+        ],
       ),
     );
     expect(out.map((d) => d.error_code)).toEqual(['recipient_suppressed']);

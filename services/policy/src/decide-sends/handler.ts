@@ -1,8 +1,8 @@
 import { withTransaction } from '@gw/db';
-import type { AnyEvent } from '@gw/events';
-import type { OutgoingRecord, TransformBatch } from '@gw/kafka';
+import type { OutgoingRecord } from '@gw/kafka';
+import { RecentSendsCache, type Policy } from '@gw/policy';
 import { toFactRecord } from '@gw/policy-log';
-import type { Runtime } from '@gw/runtime';
+import type { Runtime, StageEvents, StageHandler } from '@gw/runtime';
 import { applyBatch, COMMAND_DECIDED_BEFORE, FACT_FOLDED_BEFORE, FENCE_FAILED, findDecisions, findFoldedFacts, loadStates, lockAppliedOffset, lockChainHead } from './engine-store.ts';
 import { LogIdBlock } from './log-ids.ts';
 import { PartitionContexts, type PartitionContext } from './partition-contexts.ts';
@@ -14,9 +14,13 @@ export interface DecideSendsOptions {
   statesPerPartition: number;
   /** Policy-log ids taken from the sequence at once. */
   logIdBlock: number;
+  /** What the engine decides with, made (and its configuration checked) once at start. */
+  policy: Policy;
 }
 
-type Decoded = Array<{ offset: bigint; event: AnyEvent }>;
+/** The records the policy engine folds: commands and facts. */
+export const POLICY_INPUTS = ['SendRequested', 'PolicyInputRecorded'] as const;
+type Decoded = StageEvents<(typeof POLICY_INPUTS)[number]>;
 
 /**
  * Runs one partition's batch of the customer stream through the policy engine: decisions become
@@ -31,11 +35,13 @@ type Decoded = Array<{ offset: bigint; event: AnyEvent }>;
  * command was decided before, nothing is written and the batch is redone on the locking path,
  * which reads everything under row locks inside a transaction, as a process that just started does.
  */
-export function decideSends(runtime: Pick<Runtime, 'codec' | 'pool' | 'logger' | 'metrics' | 'topics'>, options: DecideSendsOptions): TransformBatch {
+export function decideSends(runtime: Pick<Runtime, 'codec' | 'pool' | 'logger' | 'metrics' | 'topics'>, options: DecideSendsOptions): StageHandler<(typeof POLICY_INPUTS)[number]> {
   const { codec, pool, logger, metrics } = runtime;
   const group = runtime.topics.group('policy');
   const contexts = new PartitionContexts(options.statesPerPartition);
   const logIds = new LogIdBlock(options.logIdBlock);
+  // This process's cache of the bulk check: every partition it decides shares it.
+  const cache = new RecentSendsCache();
 
   const fastPath = async (topic: string, partition: number, context: PartitionContext, decoded: Decoded, nextOffset: bigint): Promise<BatchResult> => {
     const missing = [...new Set(decoded.map(({ event }) => event.payload.customer_id))].filter((id) => !context.states.has(id));
@@ -43,6 +49,8 @@ export function decideSends(runtime: Pick<Runtime, 'codec' | 'pool' | 'logger' |
     const noneRecorded = new Map();
     const ids = await logIds.take(pool, freshCommands(decoded, noneRecorded), context.lastLogId);
     const result = runBatch({
+      policy: options.policy,
+      cache,
       decoded,
       partition,
       applied: context.applied,
@@ -67,7 +75,7 @@ export function decideSends(runtime: Pick<Runtime, 'codec' | 'pool' | 'logger' |
       const foldedFacts = await findFoldedFacts(client, decoded.flatMap(({ event }) => (event.type === 'PolicyInputRecorded' ? [event.payload.event_id] : [])));
       const states = await loadStates(client, [...new Set(decoded.map(({ event }) => event.payload.customer_id))]);
       const ids = await logIds.take(client, freshCommands(decoded, recorded), chain.lastLogId);
-      const result = runBatch({ decoded, partition, applied, head: chain.head, recorded, foldedFacts, logIds: ids, stateOf: (id) => states.get(id)! });
+      const result = runBatch({ policy: options.policy, cache, decoded, partition, applied, head: chain.head, recorded, foldedFacts, logIds: ids, stateOf: (id) => states.get(id)! });
       const nextOffset = lastOffset + 1n > applied ? lastOffset + 1n : applied;
       await applyBatch(client, { topic, partition, expectedOffset: applied, nextOffset, expectedHead: chain.head, result });
       // Remembered as written; a failed commit throws past this and the context is dropped below.
@@ -75,15 +83,8 @@ export function decideSends(runtime: Pick<Runtime, 'codec' | 'pool' | 'logger' |
       return result;
     });
 
-  return async (records, { topic, partition }) => {
-    // A record that cannot be decoded throws: runStage tries it alone, then dead-letters it.
-    const decoded: Decoded = [];
-    for (const record of records) {
-      const event = await codec.decode(record);
-      if (event) decoded.push({ offset: BigInt(record.offset), event });
-    }
-    if (records.length === 0) return [];
-    const lastOffset = BigInt(records[records.length - 1]!.offset);
+  return async (decoded, { topic, partition, nextOffset }) => {
+    const lastOffset = nextOffset - 1n;
 
     let result: BatchResult | undefined;
     const context = contexts.get(topic, partition);

@@ -1,11 +1,15 @@
 import type { AnyEvent, SendDecided } from '@gw/events';
-import { POLICY_VERSION, type CustomerPolicyState, type PolicyEvent } from '@gw/policy';
+import type { CustomerPolicyState, Policy, PolicyEvent, RecentSendsCache } from '@gw/policy';
 import { engineStep, entryHash, ProjectionChanges, toDecidedEvent, type SuppressionOp } from '@gw/policy-log';
 
 export type Output = { type: 'SendDecided'; payload: SendDecided } | { type: 'PolicyEventEmitted'; event: PolicyEvent; correlationId: string };
 
 
 export interface BatchInput {
+  /** What the engine decides with (createPolicy, made once by the consumer). */
+  policy: Policy;
+  /** The consumer's cache of the bulk check (same decisions without it). */
+  cache?: RecentSendsCache;
   decoded: Array<{ offset: bigint; event: AnyEvent }>;
   partition: number;
   /** The partition's next offset whose effect is not yet in Postgres: facts below it are skipped. */
@@ -77,7 +81,7 @@ export function runBatch(input: BatchInput): BatchResult {
       result.factIds.push(event.payload.event_id);
     }
 
-    const step = engineStep(event, stateOf(event.payload.customer_id));
+    const step = engineStep(event, stateOf(event.payload.customer_id), input.policy, input.cache);
     if (step.kind === 'ignored') continue;
     result.states.set(event.payload.customer_id, step.state);
     for (const folded of step.folded) projections.add(folded);
@@ -85,7 +89,7 @@ export function runBatch(input: BatchInput): BatchResult {
     if (step.kind === 'decided' && event.type === 'SendRequested') {
       const logId = input.logIds[nextId++];
       if (logId === undefined) throw new Error('runBatch: fewer log ids than new commands');
-      const entry = toDecidedEvent(event.payload, step.decision, logId, POLICY_VERSION);
+      const entry = toDecidedEvent(event.payload, step.decision, logId, input.policy.version);
       entry.partition_chain = input.partition;
       entry.prev_hash = result.head;
       entry.entry_hash = entryHash(result.head, entry);

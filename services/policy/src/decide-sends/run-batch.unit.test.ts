@@ -1,11 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import type { AnyEvent, SendDecided } from '@gw/events';
-import { initialPolicyState, type CustomerPolicyState, type PolicyEvent } from '@gw/policy';
+import { createPolicy, initialPolicyState, type CustomerPolicyState, type PolicyEvent } from '@gw/policy';
 import { entryHash, GENESIS_HASH, toFactRecord } from '@gw/policy-log';
 import { freshCommands, runBatch, type BatchInput } from './run-batch.ts';
 import { onboarding as onboardingFacts, sendRequested } from './testing.ts';
 
 const CUSTOMER = 'cus_1';
+const POLICY = createPolicy();
 const T0 = Date.UTC(2026, 10, 22, 12);
 
 const send = (n: number, correlationId = `cmd_${n}`): AnyEvent => ({ type: 'SendRequested', payload: sendRequested(CUSTOMER, n, T0, correlationId) }) as AnyEvent;
@@ -17,6 +18,7 @@ const onboarding = onboardingFacts(CUSTOMER, T0 - 1000);
 function batch(events: AnyEvent[], overrides: Partial<BatchInput> = {}): BatchInput {
   const state = initialPolicyState(CUSTOMER);
   return {
+    policy: POLICY,
     decoded: events.map((event, i) => ({ offset: BigInt(i), event })),
     partition: 2,
     applied: 0n,

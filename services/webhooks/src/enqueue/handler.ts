@@ -1,6 +1,4 @@
-import type { GatewayEventEmitted } from '@gw/events';
-import type { TransformBatch } from '@gw/kafka';
-import type { Runtime } from '@gw/runtime';
+import type { Runtime, StageHandler } from '@gw/runtime';
 import { deliveryIdFor } from '@gw/webhooks';
 
 interface Subscriber {
@@ -24,15 +22,10 @@ async function subscribers(runtime: Runtime, instanceIds: string[]): Promise<Map
  * The insert is idempotent on (event id, instance id), so a redelivered batch adds nothing; the
  * stage produces no records, and its offsets commit only after the insert.
  */
-export function enqueueGatewayEvents(runtime: Runtime, onQueued: (count: number) => void): TransformBatch {
-  const { codec, metrics } = runtime;
-  return async (records) => {
-    const events: GatewayEventEmitted[] = [];
-    // A record that cannot be decoded throws: runStage tries it alone, then dead-letters it.
-    for (const record of records) {
-      const event = await codec.decode(record);
-      if (event?.type === 'GatewayEventEmitted') events.push(event.payload);
-    }
+export function enqueueGatewayEvents(runtime: Runtime, onQueued: (count: number) => void): StageHandler<'GatewayEventEmitted'> {
+  const { metrics } = runtime;
+  return async (batch) => {
+    const events = batch.map(({ event }) => event.payload);
     const endpoints = await subscribers(runtime, [...new Set(events.map((e) => e.instance_id))]);
     const queued = events.filter((e) => endpoints.get(e.instance_id)?.events.includes(e.event));
     if (queued.length > 0) {

@@ -1,7 +1,7 @@
-// Builds a real policy log for the compliance-replay bench: operator facts and SendRequested
+// Builds a real policy log for the verify benchmark: operator facts and SendRequested
 // commands are appended to customer-events exactly as gatewayctl (FactLog) and the API append
 // them, and the real policy consumer (a service process) decides them, writing policy_log and the
-// decisions topic. Only the HTTP front is skipped, which is not what the replay bench measures.
+// decisions topic. Only the HTTP front is skipped, which is not what the verify bench measures.
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { EventCodec, newEventId, Topics, type SendRequested } from '@gw/events';

@@ -1,9 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import { decide } from './decide.ts';
-import type { PolicyEvent } from './events.ts';
-import { evolve } from './evolve.ts';
-import { initialPolicyState } from './state.ts';
-import type { SendCommand } from './types.ts';
+import { createPolicy, evolve, handleCommand, initialPolicyState, RecentSendsCache, type PolicyEvent, type SendCommand } from '@gw/policy';
 
 const START = Date.UTC(2026, 0, 1);
 
@@ -16,6 +12,7 @@ const START = Date.UTC(2026, 0, 1);
  */
 export function benchDecider(n: number, gapMs = 2_000): number {
   const customerId = 'cus_bench';
+  const policy = createPolicy();
   const setup: PolicyEvent[] = [
     { type: 'CustomerRegistered', customerId, at: START },
     { type: 'PlanChanged', customerId, at: START, planId: 'scale', validUntil: START + 400 * 86_400_000, by: 'bench', reason: 'bench' },
@@ -34,11 +31,10 @@ export function benchDecider(n: number, gapMs = 2_000): number {
     source: 'api',
   }));
 
+  // As the policy consumer does: one cache for the commands it decides in a row.
+  const cache = new RecentSendsCache();
   const started = performance.now();
-  for (const command of commands) {
-    const { events } = decide(command, state);
-    for (const event of events) state = evolve(state, event);
-  }
+  for (const command of commands) state = handleCommand(command, state, policy, cache).state;
   const seconds = (performance.now() - started) / 1000;
   return Math.round(n / Math.max(seconds, 1e-9));
 }

@@ -1,0 +1,34 @@
+// verify's replay on a worker thread: the decider is CPU work, and beside it the calling thread
+// reads Postgres and the decisions topic. The worker opens its own connections from plain
+// settings, replays (replay.ts) and posts the outcome back.
+import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
+import { EventCodec, Topics } from '@gw/events';
+import { KafkaInspector } from '@gw/kafka';
+import type { ComplianceConnection } from './context.ts';
+import { replayCustomerEvents, type ReplayOutcome, type ReplayScope } from './replay.ts';
+
+interface Job {
+  connection: ComplianceConnection;
+  scope: ReplayScope;
+}
+
+export function replayOnWorkerThread(connection: ComplianceConnection, scope: ReplayScope): Promise<ReplayOutcome> {
+  return new Promise((resolve, reject) => {
+    // The boot file registers the TypeScript loader in the worker (the CLI runs through tsx).
+    const worker = new Worker(new URL('./replay-thread-boot.mjs', import.meta.url), { workerData: { connection, scope } satisfies Job });
+    worker.once('message', (outcome: ReplayOutcome) => resolve(outcome));
+    worker.once('error', reject);
+    worker.once('exit', (code) => {
+      if (code !== 0) reject(new Error(`the replay thread exited with code ${code}`));
+    });
+  });
+}
+
+// In the worker: run the job and post the outcome.
+if (!isMainThread && parentPort && (workerData as Job | undefined)?.scope) {
+  const { connection, scope } = workerData as Job;
+  // The codec only decodes (schemas come by the id in each record); topic names are not needed.
+  const codec = new EventCodec(connection.schemaRegistryUrl, new Topics('', 1));
+  const outcome = await replayCustomerEvents(new KafkaInspector(connection.kafkaBrokers, connection.groupPrefix), codec, scope);
+  parentPort.postMessage(outcome);
+}
