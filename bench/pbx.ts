@@ -3,7 +3,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import Fastify from 'fastify';
 import { SecretBox } from '@gw/security';
-import { createPbx } from '../services/gatewayctl/src/pbx/commands.ts';
+import { createPbx } from '@gw/accounts';
 import { demoAccount, withOperator } from '../test/support/accounts.ts';
 import { startStack } from '../test/support/stack.ts';
 import { runLoad, type LoadResult, type LoadTarget } from './lib/load.ts';

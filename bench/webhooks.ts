@@ -5,8 +5,8 @@
 import { createHmac } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import pg from 'pg';
 import { Agent, request } from 'undici';
+import { createPool, sql, z } from '@gw/db';
 import type { WebhookEventName } from '@gw/webhooks';
 import { demoAccount, type DemoAccount } from '../test/support/accounts.ts';
 import { gatewayctl } from '../test/support/cli.ts';
@@ -134,14 +134,13 @@ async function measure(writer: Writer, receiver: Receiver, healthy: Array<{ acco
 
 /** Waits until the service has queued `n` deliveries for the instance (its backlog is in place). */
 async function queued(databaseUrl: string, instanceId: string, n: number): Promise<void> {
-  const db = new pg.Client({ connectionString: databaseUrl });
-  await db.connect();
+  const db = await createPool(databaseUrl, { maxConnections: 1 });
   try {
     const deadline = Date.now() + 120_000;
     for (;;) {
-      const { rows } = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM webhook_deliveries WHERE instance_id = $1', [instanceId]);
-      if (rows[0]!.n >= n) return;
-      if (Date.now() > deadline) throw new Error(`only ${rows[0]!.n} of ${n} deliveries queued for the dead endpoint`);
+      const count = await db.oneFirst(sql.type(z.object({ n: z.number() }))`SELECT count(*)::int AS n FROM webhook_deliveries WHERE instance_id = ${instanceId}`);
+      if (count >= n) return;
+      if (Date.now() > deadline) throw new Error(`only ${count} of ${n} deliveries queued for the dead endpoint`);
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
   } finally {

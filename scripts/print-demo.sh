@@ -17,6 +17,7 @@ fi
 cat <<MSG
 
 The gateway is running.
+  Dashboard           $base/  (create an account: $base/sign-up)
   API base URL        $base
   OpenAPI contract    $base/openapi.json
   API metrics         $base/metrics

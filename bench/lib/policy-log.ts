@@ -3,7 +3,7 @@
 // them, and the real policy consumer (a service process) decides them, writing policy_log and the
 // decisions topic. Only the HTTP front is skipped, which is not what the verify bench measures.
 import { randomUUID } from 'node:crypto';
-import pg from 'pg';
+import { createPool, sql, z, type Pool } from '@gw/db';
 import { EventCodec, newEventId, Topics, type SendRequested } from '@gw/events';
 import { KafkaClient, KafkaInspector, type OutgoingRecord } from '@gw/kafka';
 import type { PolicyEvent } from '@gw/policy';
@@ -70,8 +70,12 @@ function customerFacts(customerId: string, at: number): PolicyEvent[] {
   ];
 }
 
-async function count(client: pg.Client): Promise<number> {
-  return Number((await client.query<{ n: string }>('SELECT count(*) AS n FROM policy_log')).rows[0]!.n);
+const Count = z.object({ n: z.number() });
+const SequenceState = z.object({ v: z.number(), c: z.boolean() });
+const DecisionSplit = z.object({ decision: z.string(), error_code: z.string().nullable(), n: z.number() });
+
+function count(db: Pool): Promise<number> {
+  return db.oneFirst(sql.type(Count)`SELECT count(*) AS n FROM policy_log`);
 }
 
 export async function buildPolicyLog(spec: LogSpec): Promise<BuiltLog> {
@@ -79,8 +83,7 @@ export async function buildPolicyLog(spec: LogSpec): Promise<BuiltLog> {
   const say = spec.onProgress ?? (() => undefined);
   const kafka = new KafkaClient({ brokers: spec.brokers, clientId: 'bench-replay-log', logger: benchLogger('bench-replay-log') });
   const codec = new EventCodec(spec.registryUrl, spec.topics);
-  const db = new pg.Client({ connectionString: spec.databaseUrl });
-  await db.connect();
+  const db = await createPool(spec.databaseUrl, { maxConnections: 1 });
   try {
     await kafka.ensureTopics(spec.topics.specs());
     await codec.init(['SendRequested', 'PolicyInputRecorded']);
@@ -111,7 +114,10 @@ export async function buildPolicyLog(spec: LogSpec): Promise<BuiltLog> {
     const CHUNK = Math.max(60, Math.min(2000, Math.floor(spec.maxBacklog / 4)));
     let inFlight: Promise<void> = Promise.resolve();
     // Ids are allocated as the consumer takes commands: a cheap gauge of how far it has got.
-    const taken = async () => Number((await db.query<{ v: string; c: boolean }>('SELECT last_value AS v, is_called AS c FROM policy_log_log_id_seq')).rows.map((r) => (r.c ? r.v : 0))[0] ?? 0);
+    const taken = async () => {
+      const sequence = await db.one(sql.type(SequenceState)`SELECT last_value AS v, is_called AS c FROM policy_log_log_id_seq`);
+      return sequence.c ? sequence.v : 0;
+    };
     let lastTaken = 0;
     let lastMove = Date.now();
     for (let from = 0; from < spec.entries; from += CHUNK) {
@@ -181,10 +187,10 @@ export async function buildPolicyLog(spec: LogSpec): Promise<BuiltLog> {
       await new Promise((r) => setTimeout(r, 500));
     }
     const decideMs = Date.now() - produceStarted;
-    const split = (await db.query<{ decision: string; error_code: string | null; n: string }>('SELECT decision, error_code, count(*) AS n FROM policy_log GROUP BY 1, 2')).rows;
+    const split = await db.any(sql.type(DecisionSplit)`SELECT decision, error_code, count(*) AS n FROM policy_log GROUP BY 1, 2`);
     const decided = { accepted: 0, rejected: 0, byCode: {} as Record<string, number> };
     for (const row of split) {
-      const n = Number(row.n);
+      const n = row.n;
       if (row.decision === 'accepted') decided.accepted += n;
       else {
         decided.rejected += n;

@@ -1,6 +1,6 @@
 // Clear errors, before anything starts, when the infrastructure the bench needs is not there.
 import { connect } from 'node:net';
-import pg from 'pg';
+import { createPool, sql, z, type Pool } from '@gw/db';
 import { baseConfig } from '../../test/support/infra.ts';
 
 const HINT = 'Start it with `bash deploy/local/infra.sh start all` (or run `make bench`, which starts and stops it).';
@@ -41,14 +41,14 @@ export async function preflight(): Promise<void> {
   // The server, not the configured database: each run creates (and drops) a database of its own.
   const server = new URL(baseConfig.databaseUrl);
   server.pathname = '/postgres';
-  const client = new pg.Client({ connectionString: server.toString(), connectionTimeoutMillis: 5000 });
+  let pool: Pool | undefined;
   try {
-    await client.connect();
-    await client.query('select 1');
+    pool = await createPool(server.toString(), { maxConnections: 1, connectTimeoutMs: 5000 });
+    await pool.oneFirst(sql.type(z.object({ one: z.number() }))`select 1 AS one`);
   } catch (error) {
     problems.push(`PostgreSQL is not usable at ${server.host} (${String((error as Error).message)}). Start it with 'service postgresql start'.`);
   } finally {
-    await client.end().catch(() => undefined);
+    await pool?.end().catch(() => undefined);
   }
   if (problems.length > 0) throw new PreflightError(problems);
 }

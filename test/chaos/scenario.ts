@@ -7,7 +7,7 @@ import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import pg from 'pg';
+import { createPool, sql, z, type Pool } from '@gw/db';
 import { demoAccount, type DemoAccount } from '../support/accounts.ts';
 import { gatewayctl } from '../support/cli.ts';
 import { startStack, type Stack, type StackServiceName } from '../support/stack.ts';
@@ -119,24 +119,26 @@ async function allReady(stack: Stack): Promise<void> {
   }
 }
 
-async function openSends(db: pg.Client): Promise<number> {
-  return Number((await db.query("SELECT count(*) AS n FROM deliveries WHERE state IN ('dispatching', 'unknown')")).rows[0].n);
+async function openSends(db: Pool): Promise<number> {
+  return db.oneFirst(sql.type(z.object({ n: z.number() }))`SELECT count(*) AS n FROM deliveries WHERE state IN ('dispatching', 'unknown')`);
 }
 
+const OpenSend = z.object({ message_id: z.string() });
+
 /** The sends open right now (of these ids, when given): under load new ones open all the time. */
-async function openIds(db: pg.Client, among?: string[]): Promise<string[]> {
-  const { rows } = among
-    ? await db.query<{ message_id: string }>("SELECT message_id FROM deliveries WHERE state IN ('dispatching', 'unknown') AND message_id = ANY($1)", [among])
-    : await db.query<{ message_id: string }>("SELECT message_id FROM deliveries WHERE state IN ('dispatching', 'unknown')");
-  return rows.map((r) => r.message_id);
+async function openIds(db: Pool, among?: string[]): Promise<string[]> {
+  const ids = among
+    ? await db.anyFirst(sql.type(OpenSend)`SELECT message_id FROM deliveries WHERE state IN ('dispatching', 'unknown') AND message_id = ANY(${sql.array(among, 'text')})`)
+    : await db.anyFirst(sql.type(OpenSend)`SELECT message_id FROM deliveries WHERE state IN ('dispatching', 'unknown')`);
+  return [...ids];
 }
 
 export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
   const log = options.log ?? (() => undefined);
   const started = Date.now();
   const stack = await startStack(SERVICES, ENV);
-  const db = new pg.Client({ connectionString: stack.isolation.databaseUrl });
-  await db.connect();
+  // One connection, as one client: dropping "the gateway's connections" spares this one alone.
+  const db = await createPool(stack.isolation.databaseUrl, { maxConnections: 1 });
   const supervisor = supervise(stack, log);
   let receiver: WebhookReceiver | undefined;
   try {
@@ -147,7 +149,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       const set = await gatewayctl({ ...stack.env, ...ENV }, '--json', 'webhook', 'set', '--instance', account.instance_id, '--url', `${receiver.url}/hooks`, '--events', 'message.sent,message.failed');
       if (set.code !== 0) throw new Error(`webhook set failed: ${set.stderr}`);
     }
-    const managers = (await db.query<{ id: string; manager_instance: string }>('SELECT id, manager_instance FROM instances')).rows;
+    const managers = await db.any(sql.type(z.object({ id: z.string(), manager_instance: z.string() }))`SELECT id, manager_instance FROM instances`);
     const managerOf = new Map(managers.map((m) => [m.id, m.manager_instance]));
 
     let sending = true;
@@ -187,7 +189,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
         }
       } else if (fault.kind === 'drop-postgres-connections') {
         label = 'pg_terminate_backend of the gateway\'s connections';
-        await db.query('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()');
+        await db.query(sql.type(z.object({ pg_terminate_backend: z.boolean() }))`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()`);
       } else {
         label = 'broker restart';
         await run('bash', ['deploy/local/infra.sh', 'stop', 'kafka'], { cwd: ROOT });

@@ -1,6 +1,7 @@
 import { connect } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '@gw/config';
+import { sql, z } from '@gw/db';
 import { EventCodec, newEventId, Topics } from '@gw/events';
 import { KafkaClient } from '@gw/kafka';
 import { createLogger } from '@gw/observability';
@@ -14,9 +15,9 @@ import { until, useStack } from '../support/suite.ts';
 const suite = useStack({ services: ['api', 'policy', 'delivery', 'instance-events'], env: { API_REQUEST_TIMEOUT_MS: '1000' } });
 
 const managerWebhook = async (account: DemoAccount) => {
-  const { rows } = await suite.db.query<{ manager_instance: string }>('SELECT manager_instance FROM instances WHERE id = $1', [account.instance_id]);
-  const hook = await suite.stack.simulator.call('GET', `/webhook/find/${rows[0]!.manager_instance}`);
-  return { url: hook.body.url as string, manager: rows[0]!.manager_instance };
+  const manager = await suite.db.oneFirst(sql.type(z.object({ manager_instance: z.string() }))`SELECT manager_instance FROM instances WHERE id = ${account.instance_id}`);
+  const hook = await suite.stack.simulator.call('GET', `/webhook/find/${manager}`);
+  return { url: hook.body.url as string, manager };
 };
 
 const upsert = (instance: string, remoteJid: string, text: string) => ({
@@ -60,16 +61,16 @@ describe('the boundaries', () => {
     const bad = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(upsert(manager, '\u0000', 'STOP')) });
     expect(bad.status).toBe(400);
     expect(await bad.json()).toMatchObject({ success: false, error: 'validation_error', details: { reason: expect.stringMatching(/remoteJid contains a NUL/) } });
-    const rejected = await suite.db.query('SELECT event, reason, stage FROM instance_event_rejections WHERE instance_id = $1', [account.instance_id]);
-    expect(rejected.rows).toEqual([{ event: 'messages.upsert', reason: 'data.key.remoteJid contains a NUL character', stage: 'ingest' }]);
+    const rejected = await suite.db.any(sql.type(z.object({ event: z.string(), reason: z.string(), stage: z.string() }))`SELECT event, reason, stage FROM instance_event_rejections WHERE instance_id = ${account.instance_id}`);
+    expect(rejected).toEqual([{ event: 'messages.upsert', reason: 'data.key.remoteJid contains a NUL character', stage: 'ingest' }]);
     for (const jid of ['STOP', '+14155558802', '14155558802@example.com', '12@s.whatsapp.net']) {
       expect((await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(upsert(manager, jid, 'STOP')) })).status).toBe(400);
     }
     // The instance's good events still go through: an opt-out from a real number.
     expect((await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(upsert(manager, '14155558803@s.whatsapp.net', 'STOP')) })).status).toBe(200);
-    await until(async () => (await suite.db.query('SELECT 1 FROM suppressions WHERE customer_id = $1', [account.customer_id])).rowCount === 1, 20_000, 'the good opt-out');
-    const suppressed = await suite.db.query('SELECT recipient FROM suppressions WHERE customer_id = $1', [account.customer_id]);
-    expect(suppressed.rows).toEqual([{ recipient: '+14155558803' }]);
+    await until(async () => (await suite.db.query(sql.unsafe`SELECT 1 FROM suppressions WHERE customer_id = ${account.customer_id}`)).rowCount === 1, 20_000, 'the good opt-out');
+    const suppressed = await suite.db.any(sql.type(z.object({ recipient: z.string() }))`SELECT recipient FROM suppressions WHERE customer_id = ${account.customer_id}`);
+    expect(suppressed).toEqual([{ recipient: '+14155558803' }]);
   });
 
   it('the stage refuses the same way a bad envelope appended before the ingest checked it, and goes on', async () => {
@@ -88,9 +89,9 @@ describe('the boundaries', () => {
         });
       };
       await kafka.send([await event('\u0000', 'old-bad'), await event('14155558804@s.whatsapp.net', 'old-good')]);
-      await until(async () => (await suite.db.query('SELECT 1 FROM suppressions WHERE customer_id = $1', [account.customer_id])).rowCount === 1, 20_000, 'the good opt-out after the bad one');
-      const rejected = await suite.db.query('SELECT digest, reason, stage FROM instance_event_rejections WHERE instance_id = $1', [account.instance_id]);
-      expect(rejected.rows).toEqual([{ digest: 'old-bad', reason: 'data.key.remoteJid contains a NUL character', stage: 'instance-events' }]);
+      await until(async () => (await suite.db.query(sql.unsafe`SELECT 1 FROM suppressions WHERE customer_id = ${account.customer_id}`)).rowCount === 1, 20_000, 'the good opt-out after the bad one');
+      const rejected = await suite.db.any(sql.type(z.object({ digest: z.string(), reason: z.string(), stage: z.string() }))`SELECT digest, reason, stage FROM instance_event_rejections WHERE instance_id = ${account.instance_id}`);
+      expect(rejected).toEqual([{ digest: 'old-bad', reason: 'data.key.remoteJid contains a NUL character', stage: 'instance-events' }]);
     } finally {
       await kafka.close();
     }

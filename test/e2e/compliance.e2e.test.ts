@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { loadConfig } from '@gw/config';
+import { sql, z } from '@gw/db';
 import { EventCodec, Topics, type SendDecided } from '@gw/events';
 import { KafkaClient } from '@gw/kafka';
 import { createLogger } from '@gw/observability';
@@ -16,7 +17,9 @@ import { until, useStack } from '../support/suite.ts';
 const suite = useStack();
 const started = new Date(Date.now() - 60_000);
 
-const count = async (sql: string, params: unknown[] = []) => Number((await suite.db.query(sql, params)).rows[0].n);
+const Count = z.object({ n: z.number() });
+/** The count a query names `n`. */
+const count = (query: ReturnType<typeof sql.fragment>) => suite.db.oneFirst(sql.type(Count)`${query}`);
 const cli = (...args: string[]) => gatewayctl(suite.stack.env, ...args);
 const json = (out: { stdout: string }) => JSON.parse(out.stdout.trim().split('\n').pop()!);
 
@@ -43,17 +46,20 @@ function parseCsv(text: string): string[][] {
   return rows;
 }
 
-/** The six rebuilt tables, ordered; updated_at is the wall clock of the write, not part of the state. */
+/**
+ * The six rebuilt tables, ordered; updated_at is the wall clock of the write, not part of the state.
+ * Whole rows, untyped (sql.unsafe): every column they have is compared.
+ */
 async function snapshot() {
-  const q = async (sql: string) => (await suite.db.query(sql)).rows;
+  const q = (query: ReturnType<typeof sql.unsafe>) => suite.db.any(query);
   return {
-    policy_state: await q('SELECT customer_id, state FROM policy_state ORDER BY customer_id'),
-    policy_offsets: await q('SELECT topic, partition, next_offset FROM policy_offsets ORDER BY topic, partition'),
-    policy_chain: await q('SELECT partition, head_hash, last_log_id FROM policy_chain ORDER BY partition'),
-    policy_log: await q('SELECT * FROM policy_log ORDER BY log_id'),
-    suppressions: await q('SELECT * FROM suppressions ORDER BY customer_id, recipient, source'),
-    quota_usage: await q('SELECT * FROM quota_usage ORDER BY customer_id, window_key'),
-    sequence: await q('SELECT last_value, is_called FROM policy_log_log_id_seq'),
+    policy_state: await q(sql.unsafe`SELECT customer_id, state FROM policy_state ORDER BY customer_id`),
+    policy_offsets: await q(sql.unsafe`SELECT topic, partition, next_offset FROM policy_offsets ORDER BY topic, partition`),
+    policy_chain: await q(sql.unsafe`SELECT partition, head_hash, last_log_id FROM policy_chain ORDER BY partition`),
+    policy_log: await q(sql.unsafe`SELECT * FROM policy_log ORDER BY log_id`),
+    suppressions: await q(sql.unsafe`SELECT * FROM suppressions ORDER BY customer_id, recipient, source`),
+    quota_usage: await q(sql.unsafe`SELECT * FROM quota_usage ORDER BY customer_id, window_key`),
+    sequence: await q(sql.unsafe`SELECT last_value, is_called FROM policy_log_log_id_seq`),
   };
 }
 
@@ -82,7 +88,7 @@ async function sendMix(label: string) {
     }
   }));
   sent += jobs.length;
-  await until(async () => (await count('SELECT count(*) AS n FROM policy_log')) >= sent, 120_000, 'every send to be decided');
+  await until(async () => (await count(sql.fragment`SELECT count(*) AS n FROM policy_log`)) >= sent, 120_000, 'every send to be decided');
   return results;
 }
 
@@ -97,15 +103,15 @@ describe('compliance tooling: policy-log show / export / verify, projections reb
     const results = await sendMix('first');
     const statuses = results.map((r) => r.status);
     expect(statuses.every((s) => s === 200 || s === 422 || s === 403), JSON.stringify(results.map((r) => r.body))).toBe(true);
-    const decisions = (await suite.db.query<{ decision: string; error_code: string | null; n: string }>('SELECT decision, error_code, count(*) AS n FROM policy_log GROUP BY 1, 2')).rows;
+    const decisions = await suite.db.any(sql.type(z.object({ decision: z.string(), error_code: z.string().nullable(), n: z.number() }))`SELECT decision, error_code, count(*) AS n FROM policy_log GROUP BY 1, 2`);
     console.info('decisions', decisions);
     expect(decisions.some((d) => d.decision === 'accepted')).toBe(true);
     expect(decisions.some((d) => d.error_code === 'recipient_suppressed' || d.decision === 'rejected')).toBe(true);
-    expect(await count("SELECT count(DISTINCT error_code) AS n FROM policy_log WHERE decision = 'rejected'")).toBeGreaterThanOrEqual(2);
+    expect(await count(sql.fragment`SELECT count(DISTINCT error_code) AS n FROM policy_log WHERE decision = 'rejected'`)).toBeGreaterThanOrEqual(2);
   });
 
   it('policy-log show returns the entry with its inputs, rules, chain fields and delivery', async () => {
-    const { log_id, command_id } = (await suite.db.query("SELECT log_id, command_id FROM policy_log WHERE decision = 'rejected' ORDER BY log_id LIMIT 1")).rows[0];
+    const { log_id, command_id } = await suite.db.one(sql.type(z.object({ log_id: z.number(), command_id: z.string() }))`SELECT log_id, command_id FROM policy_log WHERE decision = 'rejected' ORDER BY log_id LIMIT 1`);
     const started = Date.now();
     const out = await cli('--json', 'policy-log', 'show', String(log_id));
     expect(out.code, out.stderr).toBe(0);
@@ -119,8 +125,8 @@ describe('compliance tooling: policy-log show / export / verify, projections reb
     expect(entry.rules.find((r: { outcome: string }) => r.outcome === 'fail')).toBeTruthy();
     console.info(`show took ${Date.now() - started} ms (process start included)`);
 
-    const accepted = (await suite.db.query("SELECT log_id FROM policy_log WHERE decision = 'accepted' ORDER BY log_id LIMIT 1")).rows[0].log_id;
-    await until(async () => (await count("SELECT count(*) AS n FROM deliveries d JOIN policy_log p USING (command_id) WHERE p.log_id = $1 AND d.state <> 'dispatching'", [accepted])) === 1, 30_000, 'the delivery');
+    const accepted = await suite.db.oneFirst(sql.type(z.object({ log_id: z.number() }))`SELECT log_id FROM policy_log WHERE decision = 'accepted' ORDER BY log_id LIMIT 1`);
+    await until(async () => (await count(sql.fragment`SELECT count(*) AS n FROM deliveries d JOIN policy_log p USING (command_id) WHERE p.log_id = ${accepted} AND d.state <> 'dispatching'`)) === 1, 30_000, 'the delivery');
     const delivered = json(await cli('--json', 'policy-log', 'show', String(accepted)));
     expect(delivered.deliveries).toHaveLength(1);
     expect(delivered.deliveries[0].state).toBe('dispatched');
@@ -133,7 +139,7 @@ describe('compliance tooling: policy-log show / export / verify, projections reb
 
   it('policy-log export streams every entry of the range as NDJSON and as CSV', async () => {
     const to = new Date(Date.now() + 60_000).toISOString();
-    const total = await count('SELECT count(*) AS n FROM policy_log');
+    const total = await count(sql.fragment`SELECT count(*) AS n FROM policy_log`);
     // To files: the CLI helper buffers a child's stdout (1 MB), too little for a larger log.
     const file = (ext: string) => `${tmpdir()}/compliance-export-${suite.stack.isolation.suffix}.${ext}`;
     const ndjson = await cli('--json', 'policy-log', 'export', '--from', started.toISOString(), '--to', to, '--format', 'ndjson', '--output', file('ndjson'));
@@ -157,12 +163,14 @@ describe('compliance tooling: policy-log show / export / verify, projections reb
     expect(rows.slice(1).map((r) => Number(r[0]))).toEqual(lines.map((l) => l.log_id));
 
     // To stdout, one customer, a range that ends before the later sends.
-    const first = (await suite.db.query('SELECT customer_id, decided_at FROM policy_log ORDER BY log_id LIMIT 1')).rows[0];
-    const cutoff = (await suite.db.query('SELECT decided_at FROM policy_log WHERE customer_id = $1 ORDER BY log_id OFFSET 4 LIMIT 1', [first.customer_id])).rows[0].decided_at as Date;
+    const first = await suite.db.one(sql.type(z.object({ customer_id: z.string(), decided_at: z.date() }))`SELECT customer_id, decided_at FROM policy_log ORDER BY log_id LIMIT 1`);
+    const cutoff = await suite.db.oneFirst(sql.type(z.object({ decided_at: z.date() }))`SELECT decided_at FROM policy_log WHERE customer_id = ${first.customer_id} ORDER BY log_id OFFSET 4 LIMIT 1`);
     const piped = await cli('policy-log', 'export', '--from', started.toISOString(), '--to', cutoff.toISOString(), '--customer', first.customer_id, '--format', 'csv');
     expect(piped.code, piped.stderr).toBe(0);
     const pipedRows = parseCsv(piped.stdout).slice(1);
-    expect(pipedRows.length).toBe(await count('SELECT count(*) AS n FROM policy_log WHERE customer_id = $1 AND decided_at >= $2 AND decided_at < $3', [first.customer_id, started, cutoff]));
+    expect(pipedRows.length).toBe(
+      await count(sql.fragment`SELECT count(*) AS n FROM policy_log WHERE customer_id = ${first.customer_id} AND decided_at >= ${started.toISOString()}::timestamptz AND decided_at < ${cutoff.toISOString()}::timestamptz`),
+    );
     expect(new Set(pipedRows.map((r) => r[header.indexOf('customer_id')]))).toEqual(new Set([first.customer_id]));
 
   });
@@ -180,8 +188,8 @@ describe('compliance tooling: policy-log show / export / verify, projections reb
   });
 
   it('policy-log verify reports a tampered Postgres row, and is clean again once it is restored', async () => {
-    const victim = (await suite.db.query("SELECT log_id, decision, recipient FROM policy_log WHERE decision = 'rejected' ORDER BY log_id DESC LIMIT 1")).rows[0];
-    await suite.db.query("UPDATE policy_log SET decision = 'accepted' WHERE log_id = $1", [victim.log_id]);
+    const victim = await suite.db.one(sql.type(z.object({ log_id: z.number(), decision: z.string(), recipient: z.string() }))`SELECT log_id, decision, recipient FROM policy_log WHERE decision = 'rejected' ORDER BY log_id DESC LIMIT 1`);
+    await suite.db.query(sql.typeAlias('void')`UPDATE policy_log SET decision = 'accepted' WHERE log_id = ${victim.log_id}`);
     let out = await cli('--json', 'policy-log', 'verify');
     let report = json(out);
     expect(out.code).toBe(1);
@@ -189,17 +197,17 @@ describe('compliance tooling: policy-log show / export / verify, projections reb
     expect(new Set(report.divergences.map((d: { log_id: number }) => d.log_id))).toEqual(new Set([victim.log_id]));
     console.info('tampered decision', report.divergences);
 
-    await suite.db.query("UPDATE policy_log SET decision = $2, recipient = '+14155550000' WHERE log_id = $1", [victim.log_id, victim.decision]);
+    await suite.db.query(sql.typeAlias('void')`UPDATE policy_log SET decision = ${victim.decision}, recipient = '+14155550000' WHERE log_id = ${victim.log_id}`);
     report = json(await cli('--json', 'policy-log', 'verify'));
     expect(new Set(report.divergences.map((d: { log_id: number }) => d.log_id))).toEqual(new Set([victim.log_id]));
 
     // decision_event is the copy the consumer re-emits on redelivery: editing it alone is caught too.
-    await suite.db.query('UPDATE policy_log SET recipient = $2 WHERE log_id = $1', [victim.log_id, victim.recipient]);
-    await suite.db.query(`UPDATE policy_log SET decision_event = jsonb_set(decision_event, '{decision}', '"accepted"') WHERE log_id = $1`, [victim.log_id]);
+    await suite.db.query(sql.typeAlias('void')`UPDATE policy_log SET recipient = ${victim.recipient} WHERE log_id = ${victim.log_id}`);
+    await suite.db.query(sql.typeAlias('void')`UPDATE policy_log SET decision_event = jsonb_set(decision_event, '{decision}', '"accepted"') WHERE log_id = ${victim.log_id}`);
     report = json(await cli('--json', 'policy-log', 'verify'));
     expect(report.divergences.map((d: { log_id: number; check: string }) => [d.log_id, d.check])).toEqual([[victim.log_id, 'db_event']]);
 
-    await suite.db.query(`UPDATE policy_log SET decision_event = jsonb_set(decision_event, '{decision}', to_jsonb(decision)) WHERE log_id = $1`, [victim.log_id]);
+    await suite.db.query(sql.typeAlias('void')`UPDATE policy_log SET decision_event = jsonb_set(decision_event, '{decision}', to_jsonb(decision)) WHERE log_id = ${victim.log_id}`);
     out = await cli('--json', 'policy-log', 'verify');
     expect(json(out).divergences).toEqual([]);
     expect(out.code).toBe(0);
@@ -210,7 +218,7 @@ describe('compliance tooling: policy-log show / export / verify, projections reb
     expect(refused.code).toBe(1);
     expect(json(refused).error).toMatch(/active member/);
 
-    await until(async () => (await count("SELECT count(*) AS n FROM deliveries WHERE state = 'dispatching'")) === 0, 30_000, 'deliveries to settle');
+    await until(async () => (await count(sql.fragment`SELECT count(*) AS n FROM deliveries WHERE state = 'dispatching'`)) === 0, 30_000, 'deliveries to settle');
     await suite.stack.kill('policy', 'SIGTERM');
     const before = await snapshot();
     const out = await cli('--json', 'projections', 'rebuild', '--force');
@@ -258,7 +266,7 @@ describe('compliance tooling: policy-log show / export / verify, projections reb
     expect(conflict.detail).toMatch(/on decision, error_code, error_message$/);
 
     // Without worker threads (everything on the calling thread) verify finds exactly the same.
-    const deps = complianceDeps(config);
+    const deps = await complianceDeps(config);
     try {
       const inThread = await verifyPolicyLog(deps, { replayWorker: false });
       expect(inThread.divergences).toEqual(report.divergences);

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { Pool } from 'undici';
 import { ERROR_CODES } from '@gw/contract';
+import { sql, z } from '@gw/db';
 import { SecretBox } from '@gw/security';
-import { createPbx } from '../../services/gatewayctl/src/pbx/commands.ts';
+import { createPbx } from '@gw/accounts';
 import { demoAccount, extraKey, withOperator } from '../support/accounts.ts';
 import { send } from '../support/http.ts';
 import { useStack, type StackSuite } from '../support/suite.ts';
@@ -74,8 +75,7 @@ async function fuzzTargets(): Promise<FuzzTargets & { customerId: string }> {
       baseUrl: stack.apiUrl,
     }),
   );
-  const { rows } = await db.query<{ manager_instance: string }>('SELECT manager_instance FROM instances WHERE id = $1', [account.instance_id]);
-  const managerInstance = rows[0]!.manager_instance;
+  const managerInstance = await db.oneFirst(sql.type(z.object({ manager_instance: z.string() }))`SELECT manager_instance FROM instances WHERE id = ${account.instance_id}`);
   const hook = await stack.simulator.call('GET', `/webhook/find/${managerInstance}`);
   const ingest = /^\/integrations\/instances\/([^/]+)\/events\/([^/]+)$/.exec(new URL(hook.body.url as string).pathname);
   if (!ingest || decodeURIComponent(ingest[1]!) !== account.instance_id) throw new Error(`unexpected ingest URL ${hook.body.url}`);
@@ -181,11 +181,12 @@ describe('fuzz: malformed requests at the three POST endpoints', () => {
     const ledger = (await stack.simulator.call('GET', '/sim/ledger')).body.messages as Array<{ text: string }>;
     expect(ledger.filter((m) => m.text.includes('FUZZ'))).toEqual([]);
     expect(ledger).toEqual([]);
-    const logged = await db.query('SELECT count(*)::int AS n FROM policy_log WHERE customer_id = $1', [targets.customerId]);
-    expect(logged.rows[0].n).toBe(0);
+    const Count = z.object({ n: z.number() });
+    const logged = await db.oneFirst(sql.type(Count)`SELECT count(*)::int AS n FROM policy_log WHERE customer_id = ${targets.customerId}`);
+    expect(logged).toBe(0);
     // The ingest's refusals were recorded (the fuzz reached its checks).
-    const rejected = await db.query('SELECT count(*)::int AS n FROM instance_event_rejections WHERE instance_id = $1', [targets.instanceId]);
-    expect(rejected.rows[0].n).toBeGreaterThan(0);
+    const rejected = await db.oneFirst(sql.type(Count)`SELECT count(*)::int AS n FROM instance_event_rejections WHERE instance_id = ${targets.instanceId}`);
+    expect(rejected).toBeGreaterThan(0);
 
     // Right afterwards a normal send succeeds within its deadline, and every service is ready.
     const deadlineMs = Number(stack.env.SEND_DEADLINE_MS);

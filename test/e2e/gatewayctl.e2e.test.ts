@@ -1,4 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EventCodec, Topics, type AccountChanged } from '@gw/events';
+import { KafkaInspector } from '@gw/kafka';
+import { baseConfig } from '../support/infra.ts';
 import { gatewayctl } from '../support/cli.ts';
 import { send } from '../support/http.ts';
 import { startStack, type Stack } from '../support/stack.ts';
@@ -12,6 +15,25 @@ beforeAll(async () => {
 afterAll(async () => {
   await stack?.stop();
 });
+
+/** Every AccountChanged of a customer on the stack's account-events topic so far, in order. */
+async function accountChanges(customerId: string): Promise<AccountChanged[]> {
+  const topics = new Topics(stack.isolation.topicPrefix, baseConfig.topicPartitions);
+  const kafka = new KafkaInspector(baseConfig.kafkaBrokers, stack.isolation.topicPrefix);
+  const codec = new EventCodec(baseConfig.schemaRegistryUrl, topics);
+  const topic = topics.name('accountEvents');
+  const changes: AccountChanged[] = [];
+  await kafka.readToEnd(topic, {
+    ends: await kafka.endOffsets(topic),
+    onBatch: async (records) => {
+      for (const record of records) {
+        const event = await codec.decode(record);
+        if (event?.type === 'AccountChanged' && event.payload.customer_id === customerId) changes.push(event.payload);
+      }
+    },
+  });
+  return changes.sort((a, b) => a.occurred_at - b.occurred_at);
+}
 
 describe('gatewayctl', () => {
   it('demo --json prints a ready account whose key sends a first message', async () => {
@@ -30,6 +52,20 @@ describe('gatewayctl', () => {
     });
     expect(sent.status, JSON.stringify(sent.body)).toBe(200);
     expect(sent.body).toMatchObject({ success: true, status: 'sent', log_id: expect.any(Number) });
+  });
+
+  it('records each account change as an AccountChanged by the operator, never with a secret', async () => {
+    const env = { ...stack.env, GATEWAY_OPERATOR: 'ops-alice' };
+    const customer = JSON.parse((await gatewayctl(env, 'customer', 'create', '--name', 'Audit Co', '--json')).stdout);
+    const key = JSON.parse((await gatewayctl(env, 'api-key', 'create', '--customer', customer.customer_id, '--name', 'billing', '--json')).stdout);
+    expect((await gatewayctl(env, 'api-key', 'revoke', key.key_id, '--json')).code).toBe(0);
+    const changes = await accountChanges(customer.customer_id);
+    expect(changes.map((c) => [c.action, c.subject_id, c.by, c.via])).toEqual([
+      ['customer.created', customer.customer_id, 'ops-alice', 'gatewayctl'],
+      ['api_key.created', key.key_id, 'ops-alice', 'gatewayctl'],
+      ['api_key.revoked', key.key_id, 'ops-alice', 'gatewayctl'],
+    ]);
+    expect(JSON.stringify(changes)).not.toContain(key.api_key.slice(20));
   });
 
   it('creates a customer, an instance and a key, revokes the key, and the API honours it', async () => {
@@ -99,6 +135,15 @@ describe('gatewayctl', () => {
     expect(JSON.parse(refused.stdout)).toEqual({ error: 'No instance no-such-instance.' });
   });
 
+  it('lists the policy rules in evaluation order with the code and status each refuses with', async () => {
+    const result = await gatewayctl(stack.env, 'policy-log', 'rules', '--json');
+    expect(result.code).toBe(0);
+    const rules = JSON.parse(result.stdout) as Array<{ order: number; name: string; code: string; status: number }>;
+    expect(rules).toHaveLength(11);
+    expect(rules[0]).toMatchObject({ order: 1, name: 'module_enabled', code: 'module_not_enabled', status: 403 });
+    expect(rules.map((r) => r.order)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
+  });
+
   it('reports operator mistakes in one clear line with a non-zero exit', async () => {
     const result = await gatewayctl(stack.env, 'api-key', 'create', '--customer', 'cus_nope', '--json');
     expect(result.code).toBe(1);
@@ -106,5 +151,10 @@ describe('gatewayctl', () => {
     const duplicate = await gatewayctl(stack.env, 'customer', 'create', '--json');
     expect(duplicate.code).not.toBe(0);
     expect(duplicate.stderr).not.toMatch(/\n\s+at /);
+    // Every command answers through the one action wrapper, the compliance ones included.
+    const badTime = await gatewayctl(stack.env, 'policy-log', 'export', '--from', 'yesterday', '--to', '2026-01-01T00:00:00Z', '--json');
+    expect(badTime.code).toBe(1);
+    expect(JSON.parse(badTime.stdout)).toEqual({ error: 'yesterday is not an ISO 8601 time (e.g. 2026-01-31T00:00:00Z).' });
+    expect(badTime.stderr).not.toMatch(/\n\s+at /);
   });
 });

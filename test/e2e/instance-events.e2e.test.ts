@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import pg from 'pg';
+import { createPool, sql, z, type Pool } from '@gw/db';
 import { demoAccount, type DemoAccount } from '../support/accounts.ts';
 import { followGatewayEvents, type EmittedGatewayEvent } from '../support/gateway-events.ts';
 import { send } from '../support/http.ts';
@@ -7,13 +7,12 @@ import { startStack, type Stack } from '../support/stack.ts';
 import { until } from '../support/suite.ts';
 
 let stack: Stack;
-let db: pg.Client;
+let db: Pool;
 let follower: Awaited<ReturnType<typeof followGatewayEvents>>;
 
 beforeAll(async () => {
   stack = await startStack(['api', 'policy', 'delivery', 'instance-events'], { ACK_DEADLINE_MS: '3000', DELIVERY_SEND_TIMEOUT_MS: '1500' });
-  db = new pg.Client({ connectionString: stack.isolation.databaseUrl });
-  await db.connect();
+  db = await createPool(stack.isolation.databaseUrl, { maxConnections: 2 });
   follower = await followGatewayEvents(stack.env);
 }, 180_000);
 
@@ -27,8 +26,7 @@ let phoneCounter = 0;
 const freshPhone = () => `+1415555${String(3000 + (phoneCounter++ % 7000)).padStart(4, '0')}`;
 
 async function managerInstance(account: DemoAccount): Promise<string> {
-  const { rows } = await db.query<{ manager_instance: string }>('SELECT manager_instance FROM instances WHERE id = $1', [account.instance_id]);
-  return rows[0]!.manager_instance;
+  return db.oneFirst(sql.type(z.object({ manager_instance: z.string() }))`SELECT manager_instance FROM instances WHERE id = ${account.instance_id}`);
 }
 
 const eventsOf = (account: DemoAccount) => follower.events.filter((e) => e.instance_id === account.instance_id);
@@ -61,8 +59,8 @@ describe('instance events in', () => {
     // The real URL, as the manager holds it.
     const hook = (await sim('GET', `/webhook/find/${await managerInstance(account)}`)) as { url: string };
     expect(hook.url).toMatch(new RegExp(`/integrations/instances/${account.instance_id}/events/[A-Za-z0-9_-]{43}$`));
-    const { rows } = await db.query('SELECT webhook_token_hash FROM instances WHERE id = $1', [account.instance_id]);
-    expect(rows[0].webhook_token_hash).toBeInstanceOf(Buffer);
+    const tokenHash = await db.oneFirst(sql.type(z.object({ webhook_token_hash: z.instanceof(Buffer).nullable() }))`SELECT webhook_token_hash FROM instances WHERE id = ${account.instance_id}`);
+    expect(tokenHash).toBeInstanceOf(Buffer);
     const bad = await fetch(hook.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{not json' });
     expect(bad.status).toBe(400);
     expect(((await bad.json()) as { error: string }).error).toBe('invalid_json');
@@ -96,8 +94,8 @@ describe('instance events in', () => {
     expect(connected.body).toMatchObject({ instance_id: account.instance_id, instance_name: account.instance_name, connection_state: 'open' });
     expect(names).toContain('instance.connection_updated');
     await until(async () => {
-      const row = await db.query('SELECT connection_state, qr_available FROM instance_connections WHERE instance_id = $1', [account.instance_id]);
-      return row.rows[0]?.connection_state === 'open' && row.rows[0]?.qr_available === false;
+      const row = await db.maybeOne(sql.type(z.object({ connection_state: z.string(), qr_available: z.boolean() }))`SELECT connection_state, qr_available FROM instance_connections WHERE instance_id = ${account.instance_id}`);
+      return row?.connection_state === 'open' && row?.qr_available === false;
     }, 10_000, 'the connection projection to be open');
   });
 
@@ -141,9 +139,9 @@ describe('instance events in', () => {
     const copies = ledger.filter((m) => m.text === 'Your parcel is at the pickup point.');
     expect(copies).toHaveLength(1);
     // The resolution is appended just before its transaction commits: read it once committed.
-    await until(async () => (await db.query("SELECT 1 FROM deliveries WHERE message_id = $1 AND state = 'dispatched'", [result.body.message_id])).rowCount === 1, 10_000, 'the reconciled delivery');
-    const row = await db.query('SELECT state, provider_message_id FROM deliveries WHERE message_id = $1', [result.body.message_id]);
-    expect(row.rows[0]).toEqual({ state: 'dispatched', provider_message_id: copies[0]!.id });
+    await until(async () => (await db.query(sql.unsafe`SELECT 1 FROM deliveries WHERE message_id = ${result.body.message_id} AND state = 'dispatched'`)).rowCount === 1, 10_000, 'the reconciled delivery');
+    const row = await db.maybeOne(sql.type(z.object({ state: z.string(), provider_message_id: z.string().nullable() }))`SELECT state, provider_message_id FROM deliveries WHERE message_id = ${result.body.message_id}`);
+    expect(row).toEqual({ state: 'dispatched', provider_message_id: copies[0]!.id });
     await waitEvent(account, (e) => e.event === 'message.sent' && e.body.message_id === result.body.message_id, 'message.sent after reconciliation');
   });
 
@@ -155,10 +153,9 @@ describe('instance events in', () => {
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
     const port = (silent.address() as { port: number }).port;
     try {
-      const { createPool } = await import('@gw/db');
       const { SecretBox } = await import('@gw/security');
-      const { createInstance } = await import('../../services/gatewayctl/src/accounts/instances.ts');
-      const pool = createPool(stack.isolation.databaseUrl, 1);
+      const { createInstance } = await import('@gw/accounts');
+      const pool = await createPool(stack.isolation.databaseUrl, { maxConnections: 1 });
       const lost = await createInstance(pool, new SecretBox(stack.env.GATEWAY_SECRET_KEY!), {
         customerId: account.customer_id, name: 'silent-manager', managerUrl: `http://127.0.0.1:${port}`, managerApiKey: 'k', managerInstance: 'nowhere', createOnManager: false,
       });
@@ -168,8 +165,8 @@ describe('instance events in', () => {
       expect(result.status, JSON.stringify(result.body)).toBe(200);
       expect(result.body.status).toBe('pending');
       const failed = await until(async () => {
-        const rows = await db.query('SELECT state, failure_reason FROM deliveries WHERE message_id = $1', [result.body.message_id]);
-        return rows.rows[0]?.state === 'failed';
+        const row = await db.maybeOne(sql.type(z.object({ state: z.string(), failure_reason: z.string().nullable() }))`SELECT state, failure_reason FROM deliveries WHERE message_id = ${result.body.message_id}`);
+        return row?.state === 'failed';
       }, 20_000, 'the no-ack deadline').then(() => true);
       expect(failed).toBe(true);
       const event = await new Promise<EmittedGatewayEvent>((resolve, reject) => {

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { sql, z } from '@gw/db';
 import { demoAccount } from '../support/accounts.ts';
 import { gatewayctl } from '../support/cli.ts';
 import { send } from '../support/http.ts';
@@ -26,7 +27,7 @@ describe('the logs of a run', () => {
       const account = await demoAccount(suite.stack);
       const hook = await gatewayctl({ ...suite.stack.env, ...ENV }, '--json', 'webhook', 'set', '--instance', account.instance_id, '--url', `${receiver.url}/hooks`, '--events', 'all');
       expect(hook.code, hook.stderr).toBe(0);
-      const manager = (await suite.db.query<{ manager_instance: string }>('SELECT manager_instance FROM instances WHERE id = $1', [account.instance_id])).rows[0]!.manager_instance;
+      const manager = await suite.db.oneFirst(sql.type(z.object({ manager_instance: z.string() }))`SELECT manager_instance FROM instances WHERE id = ${account.instance_id}`);
       const body = (phone: string, message: string) => ({ instance_id: account.instance_id, phone, message, message_purpose: 'support' });
 
       expect((await send(suite.stack.apiUrl, account.api_key, body(PHONES[0]!, TEXT('alpha')))).body.status).toBe('sent');
@@ -43,7 +44,7 @@ describe('the logs of a run', () => {
         await suite.stack.simulator.call('POST', `/sim/instances/${manager}/inbound`, { body: { from: phone, text } });
       }
       // PBX: a message sent from a call event.
-      await until(async () => (await suite.db.query("SELECT 1 FROM policy_state WHERE customer_id = $1 AND (state->'modules'->>'pbx')::boolean", [account.customer_id])).rowCount === 1, 10_000, 'the PBX module on');
+      await until(async () => (await suite.db.query(sql.unsafe`SELECT 1 FROM policy_state WHERE customer_id = ${account.customer_id} AND (state->'modules'->>'pbx')::boolean`)).rowCount === 1, 10_000, 'the PBX module on');
       const pbx = await fetch(`${suite.stack.apiUrl}/integrations/pbx/webhook/${account.pbx_integration_id}`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', 'x-chat-gateway-pbx-secret': account.pbx_secret },

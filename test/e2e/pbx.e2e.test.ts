@@ -1,8 +1,10 @@
 import { createHmac } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import { describe, expect, it } from 'vitest';
-import { createPbx, disablePbx } from '../../services/gatewayctl/src/pbx/commands.ts';
+import { createPbx, disablePbx } from '@gw/accounts';
 import { suppress, toggleModules } from '../../services/gatewayctl/src/policy/commands.ts';
+import { sql, z } from '@gw/db';
+import { PolicyLogRow } from '@gw/policy-log';
 import { SecretBox } from '@gw/security';
 import { demoAccount, withOperator, type DemoAccount } from '../support/accounts.ts';
 import { until, useStack } from '../support/suite.ts';
@@ -58,8 +60,8 @@ const now = () => Math.floor(Date.now() / 1000);
 async function pbxAccount(): Promise<DemoAccount> {
   const account = await demoAccount(suite.stack);
   await until(async () => {
-    const row = await suite.db.query("SELECT (state->'modules'->>'pbx')::boolean AS on FROM policy_state WHERE customer_id = $1", [account.customer_id]);
-    return row.rows[0]?.on === true;
+    const on = await suite.db.maybeOneFirst(sql.type(z.object({ on: z.boolean().nullable() }))`SELECT (state->'modules'->>'pbx')::boolean AS on FROM policy_state WHERE customer_id = ${account.customer_id}`);
+    return on === true;
   }, 10_000, 'the PBX module to be on');
   return account;
 }
@@ -210,8 +212,8 @@ describe('POST /integrations/pbx/webhook/{integration_id}', () => {
     const refused = await post(target, { event_type: 'missed_call', customer_phone: '+14155550199', call_time: '09:00' });
     expect(refused.status, JSON.stringify(refused.body)).toBe(403);
     expect(refused.body).toMatchObject({ success: false, error: 'recipient_suppressed', details: { policy_error: 'recipient_suppressed', rule: 'recipient_not_suppressed', log_id: expect.any(Number) } });
-    const logged = await suite.db.query('SELECT decision, error_code FROM policy_log WHERE log_id = $1', [refused.body.details.log_id]);
-    expect(logged.rows[0]).toEqual({ decision: 'rejected', error_code: 'recipient_suppressed' });
+    const logged = await suite.db.maybeOne(sql.type(PolicyLogRow.pick({ decision: true, error_code: true }))`SELECT decision, error_code FROM policy_log WHERE log_id = ${refused.body.details.log_id}`);
+    expect(logged).toEqual({ decision: 'rejected', error_code: 'recipient_suppressed' });
 
     await withOperator(suite.stack, ({ pool, facts }) => toggleModules(pool, facts, { customerId: account.customer_id, enable: [], disable: ['pbx'] }));
     let off = await post(target, { event_type: 'test', n: 'off' });

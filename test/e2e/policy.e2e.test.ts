@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { sql, z } from '@gw/db';
+import { PolicyLogRow } from '@gw/policy-log';
 import {
   allowPurposes,
   pauseInstance,
@@ -43,8 +45,10 @@ function expectRefusal(result: HttpResult, status: number, code: string, rule: s
   expect(typeof result.body.message).toBe('string');
 }
 
+const LogEntry = PolicyLogRow.pick({ decision: true, error_code: true, reasons: true, entry_hash: true });
+
 async function logEntry(logId: number) {
-  return (await suite.db.query('SELECT decision, error_code, reasons, entry_hash FROM policy_log WHERE log_id = $1', [logId])).rows[0];
+  return suite.db.one(sql.type(LogEntry)`SELECT decision, error_code, reasons, entry_hash FROM policy_log WHERE log_id = ${logId}`);
 }
 
 describe('every policy code through POST /api/send-message', () => {
@@ -80,7 +84,7 @@ describe('every policy code through POST /api/send-message', () => {
     await withOperator(suite.stack, ({ pool, facts }) => suppress(pool, facts, { customerId: demo.customer_id, phone: '+1 415 777 0001', reason: 'asked by phone', by: 'support' }));
     const refused = await sendAs(demo, { phone: '+14157770001' });
     expectRefusal(refused, 403, 'recipient_suppressed', 'recipient_not_suppressed');
-    const rows = (await suite.db.query('SELECT recipient, source FROM suppressions WHERE customer_id = $1', [demo.customer_id])).rows;
+    const rows = await suite.db.any(sql.type(z.object({ recipient: z.string(), source: z.string() }))`SELECT recipient, source FROM suppressions WHERE customer_id = ${demo.customer_id}`);
     expect(rows).toEqual([{ recipient: '+14157770001', source: 'manual' }]);
     await withOperator(suite.stack, ({ pool, facts }) => unsuppress(pool, facts, { customerId: demo.customer_id, phone: '+14157770001' }));
     expect((await sendAs(demo, { phone: '+14157770001' })).status).toBe(200);
@@ -159,10 +163,10 @@ describe('limits under concurrency', () => {
     expect(ok).toHaveLength(limit);
     expect(refused).toHaveLength(2 * limit);
     for (const r of refused) expect(r.body.error).toBe('daily_message_limit_exceeded');
-    const usage = (await suite.db.query("SELECT used FROM quota_usage WHERE customer_id = $1 AND window_key LIKE '____-__-__'", [demo.customer_id])).rows;
+    const usage = await suite.db.any(sql.type(z.object({ used: z.number() }))`SELECT used FROM quota_usage WHERE customer_id = ${demo.customer_id} AND window_key LIKE '____-__-__'`);
     expect(usage).toEqual([{ used: limit }]);
-    const dispatched = await suite.db.query("SELECT count(*)::int AS n FROM deliveries WHERE customer_id = $1 AND state = 'dispatched'", [demo.customer_id]);
-    expect(dispatched.rows[0].n).toBe(limit);
+    const dispatched = await suite.db.oneFirst(sql.type(z.object({ n: z.number() }))`SELECT count(*)::int AS n FROM deliveries WHERE customer_id = ${demo.customer_id} AND state = 'dispatched'`);
+    expect(dispatched).toBe(limit);
     // And exactly that many reached the instance.
     const ledger: Array<{ instance: string }> = (await suite.stack.simulator.call('GET', '/sim/ledger')).body.messages;
     expect(ledger.filter((m) => m.instance.startsWith(`${demo.instance_name}-`))).toHaveLength(limit);

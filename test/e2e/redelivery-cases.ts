@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { sql, z } from '@gw/db';
 import { demoAccount, type DemoAccount } from '../support/accounts.ts';
 import { send, type HttpResult } from '../support/http.ts';
 import type { ServiceName } from '../support/stack.ts';
@@ -23,8 +24,9 @@ export function redeliveryCases(mode: ExactlyOnceMode): void {
     return counts;
   }
 
-  async function count(sql: string, params: unknown[]): Promise<number> {
-    return Number((await suite.db.query(sql, params)).rows[0].n);
+  /** The count a query names `n`. */
+  function count(query: ReturnType<typeof sql.fragment>): Promise<number> {
+    return suite.db.oneFirst(sql.type(z.object({ n: z.number() }))`${query}`);
   }
 
   /** Sends `total` distinct messages, `concurrency` at a time, returning every answer. */
@@ -58,12 +60,12 @@ export function redeliveryCases(mode: ExactlyOnceMode): void {
     const results = await stream;
     // Let the pipeline drain: every accepted decision claimed by the delivery stage, then settled.
     await until(
-      async () => (await count('SELECT count(*) AS n FROM deliveries WHERE customer_id = $1', [account.customer_id])) >= total,
+      async () => (await count(sql.fragment`SELECT count(*) AS n FROM deliveries WHERE customer_id = ${account.customer_id}`)) >= total,
       60_000,
       'every message to reach the delivery stage',
     );
     await until(
-      async () => (await count("SELECT count(*) AS n FROM deliveries WHERE customer_id = $1 AND state = 'dispatching'", [account.customer_id])) <= 12,
+      async () => (await count(sql.fragment`SELECT count(*) AS n FROM deliveries WHERE customer_id = ${account.customer_id} AND state = 'dispatching'`)) <= 12,
       30_000,
       'in-flight sends to settle',
     );
@@ -88,7 +90,7 @@ export function redeliveryCases(mode: ExactlyOnceMode): void {
   describe(`redelivery after a consumer is killed mid-stream (KAFKA_EXACTLY_ONCE=${mode})`, () => {
     it('the delivery consumer, killed with SIGKILL and restarted, never sends a message twice', async () => {
       const { account, total, results } = await killAndRestartMidStream('delivery', 'kill-delivery', (a) =>
-        count('SELECT count(*) AS n FROM deliveries WHERE customer_id = $1', [a.customer_id]),
+        count(sql.fragment`SELECT count(*) AS n FROM deliveries WHERE customer_id = ${a.customer_id}`),
       );
 
       const ledger = await ledgerTexts();
@@ -96,8 +98,8 @@ export function redeliveryCases(mode: ExactlyOnceMode): void {
       // Never twice.
       for (const [text, times] of mine) expect(times, text).toBe(1);
 
-      const states = await suite.db.query<{ state: string; n: string }>('SELECT state, count(*) AS n FROM deliveries WHERE customer_id = $1 GROUP BY state', [account.customer_id]);
-      const byState = Object.fromEntries(states.rows.map((r) => [r.state, Number(r.n)]));
+      const states = await suite.db.any(sql.type(z.object({ state: z.string(), n: z.number() }))`SELECT state, count(*) AS n FROM deliveries WHERE customer_id = ${account.customer_id} GROUP BY state`);
+      const byState = Object.fromEntries(states.map((r) => [r.state, r.n]));
       console.info('delivery states after the kill and restart', byState);
       expect((byState.dispatched ?? 0) + (byState.unknown ?? 0) + (byState.dispatching ?? 0)).toBe(total);
       // Everything recorded as dispatched is in the ledger exactly once; only sends cut by the kill
@@ -106,7 +108,7 @@ export function redeliveryCases(mode: ExactlyOnceMode): void {
       expect(mine.length).toBeGreaterThanOrEqual(byState.dispatched ?? 0);
 
       // One decision per command, and no answer says "failed" for a message that may have been sent.
-      expect(await count('SELECT count(*) AS n FROM policy_log WHERE customer_id = $1', [account.customer_id])).toBe(total);
+      expect(await count(sql.fragment`SELECT count(*) AS n FROM policy_log WHERE customer_id = ${account.customer_id}`)).toBe(total);
       for (const result of results) {
         expect([200], JSON.stringify(result.body)).toContain(result.status);
         if (result.body.status === 'sent') expect(ledger.get(`kill-delivery message ${results.indexOf(result)}`)).toBe(1);
@@ -120,13 +122,13 @@ export function redeliveryCases(mode: ExactlyOnceMode): void {
 
     it('the policy consumer, killed with SIGKILL and restarted, writes one decision per command', async () => {
       const { account, total, results } = await killAndRestartMidStream('policy', 'kill-policy', (a) =>
-        count('SELECT count(*) AS n FROM policy_log WHERE customer_id = $1', [a.customer_id]),
+        count(sql.fragment`SELECT count(*) AS n FROM policy_log WHERE customer_id = ${a.customer_id}`),
       );
-      expect(await count('SELECT count(*) AS n FROM policy_log WHERE customer_id = $1', [account.customer_id])).toBe(total);
-      expect(await count('SELECT count(DISTINCT command_id) AS n FROM policy_log WHERE customer_id = $1', [account.customer_id])).toBe(total);
+      expect(await count(sql.fragment`SELECT count(*) AS n FROM policy_log WHERE customer_id = ${account.customer_id}`)).toBe(total);
+      expect(await count(sql.fragment`SELECT count(DISTINCT command_id) AS n FROM policy_log WHERE customer_id = ${account.customer_id}`)).toBe(total);
       // No double counting: the quota projection and the folded state count each accepted send once.
-      expect(await count("SELECT used AS n FROM quota_usage WHERE customer_id = $1 AND window_key LIKE '____-__-__'", [account.customer_id])).toBe(total);
-      const state = (await suite.db.query('SELECT state FROM policy_state WHERE customer_id = $1', [account.customer_id])).rows[0].state;
+      expect(await count(sql.fragment`SELECT used AS n FROM quota_usage WHERE customer_id = ${account.customer_id} AND window_key LIKE '____-__-__'`)).toBe(total);
+      const state = await suite.db.oneFirst(sql.type(z.object({ state: z.object({ quota: z.object({ day: z.object({ used: z.number() }) }) }) }))`SELECT state FROM policy_state WHERE customer_id = ${account.customer_id}`);
       expect(state.quota.day.used).toBe(total);
 
       const decisions = (await readTopic(suite.stack.env, 'policyDecisions')).filter((e) => e.type === 'SendDecided' && e.payload.customer_id === account.customer_id);

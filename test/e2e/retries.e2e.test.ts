@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { sql, z } from '@gw/db';
 import { demoAccount } from '../support/accounts.ts';
 import { send } from '../support/http.ts';
 import { until, useStack } from '../support/suite.ts';
@@ -20,23 +21,20 @@ describe('retried requests', () => {
       const again = await send(suite.stack.apiUrl, account.api_key, body, { 'idempotency-key': 'table-2-confirm' });
       expect(again.body).toEqual(first.body);
     }
-    const { rows } = await suite.db.query<{ command_id: string }>('SELECT command_id FROM policy_log WHERE message_id = $1', [first.body.message_id]);
-    const commandId = rows[0]!.command_id;
+    const commandId = await suite.db.oneFirst(sql.type(z.object({ command_id: z.string() }))`SELECT command_id FROM policy_log WHERE message_id = ${first.body.message_id}`);
     const events = await readTopic(suite.stack.env, 'customerEvents');
     expect(events.filter((e) => e.type === 'SendRequested' && e.payload.correlation_id === commandId)).toHaveLength(1);
     expect(events.filter((e) => e.type === 'PolicyInputRecorded' && e.payload.correlation_id === commandId && e.payload.input_type === 'DeliveryOutcomeRecorded')).toHaveLength(1);
-    const delivered = await suite.db.query<{ n: string }>(
-      "SELECT coalesce(sum((b->>'delivered')::int), 0) AS n FROM policy_state, json_array_elements(state->'quality'->$2) AS b WHERE customer_id = $1",
-      [account.customer_id, account.instance_id],
-    );
-    expect(Number(delivered.rows[0]!.n)).toBe(1);
+    const delivered = await suite.db.oneFirst(sql.type(z.object({ n: z.number() }))`
+      SELECT coalesce(sum((b->>'delivered')::int), 0) AS n FROM policy_state, json_array_elements(state->'quality'->${account.instance_id}) AS b WHERE customer_id = ${account.customer_id}`);
+    expect(delivered).toBe(1);
   });
 
   it('a PBX event whose first request died between its claim and its append is appended by the retry', async () => {
     const account = await demoAccount(suite.stack);
-    await until(async () => (await suite.db.query("SELECT 1 FROM policy_state WHERE customer_id = $1 AND (state->'modules'->>'pbx')::boolean", [account.customer_id])).rowCount === 1, 10_000, 'the PBX module on');
+    await until(async () => (await suite.db.query(sql.unsafe`SELECT 1 FROM policy_state WHERE customer_id = ${account.customer_id} AND (state->'modules'->>'pbx')::boolean`)).rowCount === 1, 10_000, 'the PBX module on');
     // What the dead request left: its claim, no response, nothing on Kafka.
-    await suite.db.query("INSERT INTO pbx_requests (integration_id, dedupe_key, command_id, created_at) VALUES ($1, 'ext:orphan-1', 'cmd_orphan_1', now() - interval '10 seconds')", [account.pbx_integration_id]);
+    await suite.db.query(sql.typeAlias('void')`INSERT INTO pbx_requests (integration_id, dedupe_key, command_id, created_at) VALUES (${account.pbx_integration_id}, 'ext:orphan-1', 'cmd_orphan_1', now() - interval '10 seconds')`);
     const answer = await fetch(`${suite.stack.apiUrl}/integrations/pbx/webhook/${account.pbx_integration_id}`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'x-chat-gateway-pbx-secret': account.pbx_secret },
@@ -44,7 +42,7 @@ describe('retried requests', () => {
     });
     expect(answer.status, await answer.clone().text()).toBe(200);
     expect(await answer.json()).toMatchObject({ success: true, status: 'processed', message_id: expect.any(String) });
-    const decided = await suite.db.query('SELECT 1 FROM policy_log WHERE command_id = $1', ['cmd_orphan_1']);
+    const decided = await suite.db.query(sql.unsafe`SELECT 1 FROM policy_log WHERE command_id = ${'cmd_orphan_1'}`);
     expect(decided.rowCount).toBe(1);
   });
 });

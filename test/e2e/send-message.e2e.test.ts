@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
-import pg from 'pg';
+import { createPool, sql } from '@gw/db';
 import { demoAccount, extraKey, type DemoAccount } from '../support/accounts.ts';
 import { send } from '../support/http.ts';
 import { startStack, type Stack } from '../support/stack.ts';
@@ -140,15 +140,14 @@ describe('POST /api/send-message: one test per error code', () => {
   });
 
   it('500 internal_error without internals when the database fails', async () => {
-    const client = new pg.Client({ connectionString: stack.isolation.databaseUrl });
-    await client.connect();
-    await client.query('ALTER TABLE idempotency_records RENAME TO idempotency_records_away');
+    const client = await createPool(stack.isolation.databaseUrl, { maxConnections: 1 });
+    await client.query(sql.typeAlias('void')`ALTER TABLE idempotency_records RENAME TO idempotency_records_away`);
     try {
       const result = await send(stack.apiUrl, account.api_key, body({ message: 'db down' }), { 'idempotency-key': 'db-down-1' });
       expectApiError(result, 500, 'internal_error');
       expect(result.body.details).toEqual({});
     } finally {
-      await client.query('ALTER TABLE idempotency_records_away RENAME TO idempotency_records');
+      await client.query(sql.typeAlias('void')`ALTER TABLE idempotency_records_away RENAME TO idempotency_records`);
       await client.end();
     }
     expect((await ledger()).filter((m) => m.text === 'db down')).toHaveLength(0);

@@ -3,6 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { Kafka, logLevel } from 'kafkajs';
 import { loadConfig } from '@gw/config';
+import { sql, z } from '@gw/db';
 import { EventCodec, Topics, type GatewayEventEmitted } from '@gw/events';
 import { KafkaClient, type OutgoingRecord } from '@gw/kafka';
 import { createLogger } from '@gw/observability';
@@ -50,13 +51,45 @@ async function guardMessage(url: string): Promise<string> {
 
 const box = () => new SecretBox(suite.stack.env.GATEWAY_SECRET_KEY!);
 
+// The stored rows, with the columns these tests look at.
+const StoredEndpoint = z.object({
+  customer_id: z.string(),
+  destination_url: z.string(),
+  events: z.array(z.string()),
+  status: z.string(),
+  disabled_reason: z.string().nullable(),
+  disabled_at: z.date().nullable(),
+  signing_secret_enc: z.string(),
+  secret_rotated_at: z.date(),
+  failing_since: z.date().nullable(),
+  consecutive_failures: z.number(),
+  last_success_at: z.date().nullable(),
+});
+const StoredDelivery = z.object({
+  event_id: z.string(),
+  instance_id: z.string(),
+  customer_id: z.string(),
+  event: z.string(),
+  body: z.string(),
+  occurred_at: z.date(),
+  state: z.string(),
+  next_attempt_at: z.date(),
+  lease_until: z.date().nullable(),
+  attempts: z.number(),
+  round_attempts: z.number(),
+});
+
+/** The endpoint row, or undefined when there is none. */
 async function endpointRow(instanceId: string) {
-  return (await suite.db.query('SELECT * FROM webhook_endpoints WHERE instance_id = $1', [instanceId])).rows[0];
+  return (await suite.db.maybeOne(sql.type(StoredEndpoint)`SELECT * FROM webhook_endpoints WHERE instance_id = ${instanceId}`)) ?? undefined;
 }
 
+/** The delivery row, or undefined when there is none. */
 async function deliveryRow(deliveryId: string) {
-  return (await suite.db.query('SELECT * FROM webhook_deliveries WHERE delivery_id = $1', [deliveryId])).rows[0];
+  return (await suite.db.maybeOne(sql.type(StoredDelivery)`SELECT * FROM webhook_deliveries WHERE delivery_id = ${deliveryId}`)) ?? undefined;
 }
+
+const timestamptz = (time: Date | null) => (time ? sql.fragment`${time.toISOString()}::timestamptz` : null);
 
 async function withWebhook(events = 'recommended'): Promise<DemoAccount> {
   const account = await demoAccount(suite.stack);
@@ -78,15 +111,15 @@ interface DeliveryFixture {
 /** A delivery row as the webhooks service would have written it. */
 async function insertDelivery(account: DemoAccount, d: DeliveryFixture): Promise<string> {
   const id = deliveryIdFor(d.eventId, account.instance_id);
-  await suite.db.query(
-    `INSERT INTO webhook_deliveries (delivery_id, event_id, instance_id, customer_id, event, body, occurred_at, state, next_attempt_at,
-                                     lease_until, attempts, round_attempts, last_status, last_error, created_at, updated_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $11, $12, $13, $7, $7)`,
-    [
-      id, d.eventId, account.instance_id, account.customer_id, d.event ?? 'message.received', `{"event":"${d.event ?? 'message.received'}"}`,
-      d.createdAt, d.state, new Date(d.createdAt.getTime() + 3_600_000), d.leaseUntil ?? null, d.attempts ?? 0, d.lastStatus ?? null, d.lastError ?? null,
-    ],
-  );
+  const event = d.event ?? 'message.received';
+  const createdAt = timestamptz(d.createdAt);
+  const attempts = d.attempts ?? 0;
+  await suite.db.query(sql.typeAlias('void')`
+    INSERT INTO webhook_deliveries (delivery_id, event_id, instance_id, customer_id, event, body, occurred_at, state, next_attempt_at,
+                                    lease_until, attempts, round_attempts, last_status, last_error, created_at, updated_at)
+    VALUES (${id}, ${d.eventId}, ${account.instance_id}, ${account.customer_id}, ${event}, ${`{"event":"${event}"}`}, ${createdAt}, ${d.state},
+            ${timestamptz(new Date(d.createdAt.getTime() + 3_600_000))}, ${timestamptz(d.leaseUntil ?? null)}, ${attempts}, ${attempts},
+            ${d.lastStatus ?? null}, ${d.lastError ?? null}, ${createdAt}, ${createdAt})`);
   return id;
 }
 
@@ -101,14 +134,14 @@ describe('gatewayctl webhook', () => {
       status: 'active',
       signing_secret: expect.stringMatching(SECRET_FORMAT),
     });
-    const stored = await endpointRow(account.instance_id);
+    const stored = (await endpointRow(account.instance_id))!;
     expect(stored).toMatchObject({ customer_id: account.customer_id, status: 'active', events: created.events });
     expect(stored.signing_secret_enc).not.toContain(created.signing_secret); // sealed, not in clear
     expect(box().open(stored.signing_secret_enc)).toBe(created.signing_secret);
 
     const updated = await ok(LOOPBACK_ALLOWED, 'webhook', 'set', '--instance', account.instance_id, '--url', `${RECEIVER}/v2`, '--events', 'instance,message.received');
     expect(updated).toEqual({ instance_id: account.instance_id, destination_url: `${RECEIVER}/v2`, events: resolveSubscription(['instance', 'message.received']), status: 'active' });
-    expect((await endpointRow(account.instance_id)).signing_secret_enc).toBe(stored.signing_secret_enc);
+    expect((await endpointRow(account.instance_id))!.signing_secret_enc).toBe(stored.signing_secret_enc);
 
     // The person-readable form prints the secret as a key: value line, once.
     const other = await demoAccount(suite.stack);
@@ -150,11 +183,11 @@ describe('gatewayctl webhook', () => {
   it('rotate-secret issues a different secret once and reseals the stored one', async () => {
     const account = await demoAccount(suite.stack);
     const created = await ok(LOOPBACK_ALLOWED, 'webhook', 'set', '--instance', account.instance_id, '--url', RECEIVER, '--events', 'all');
-    const before = await endpointRow(account.instance_id);
+    const before = (await endpointRow(account.instance_id))!;
     const rotated = await ok(LOOPBACK_ALLOWED, 'webhook', 'rotate-secret', '--instance', account.instance_id);
     expect(rotated).toEqual({ instance_id: account.instance_id, signing_secret: expect.stringMatching(SECRET_FORMAT), secret_rotated_at: expect.any(String) });
     expect(rotated.signing_secret).not.toBe(created.signing_secret);
-    const after = await endpointRow(account.instance_id);
+    const after = (await endpointRow(account.instance_id))!;
     expect(after.signing_secret_enc).not.toBe(before.signing_secret_enc);
     expect(box().open(after.signing_secret_enc)).toBe(rotated.signing_secret);
     expect(after.secret_rotated_at.getTime()).toBeGreaterThan(before.secret_rotated_at.getTime());
@@ -188,12 +221,10 @@ describe('gatewayctl webhook', () => {
 
     // The service disables an endpoint that answered 410 (simulated here).
     const disable = () =>
-      suite.db.query(
-        `UPDATE webhook_endpoints SET status = 'disabled', disabled_reason = 'gone', disabled_at = now(),
-                failing_since = now() - interval '1 hour', consecutive_failures = 7, last_success_at = now() - interval '2 hours'
-          WHERE instance_id = $1`,
-        [id],
-      );
+      suite.db.query(sql.typeAlias('void')`
+        UPDATE webhook_endpoints SET status = 'disabled', disabled_reason = 'gone', disabled_at = now(),
+               failing_since = now() - interval '1 hour', consecutive_failures = 7, last_success_at = now() - interval '2 hours'
+         WHERE instance_id = ${id}`);
     await disable();
     await insertDelivery(account, { eventId: 'evt-show-1', state: 'failed', createdAt: new Date(), attempts: 8, lastStatus: 410 });
     await insertDelivery(account, { eventId: 'evt-show-2', state: 'delivered', createdAt: new Date(), attempts: 1, lastStatus: 200 });
@@ -230,11 +261,9 @@ describe('gatewayctl webhook', () => {
     const middle = await insertDelivery(account, { eventId: 'evt-list-2', event: 'message.failed', state: 'failed', createdAt: new Date(t + 1000), attempts: 2, lastStatus: 500, lastError: 'http_500' });
     const newest = await insertDelivery(account, { eventId: 'evt-list-3', state: 'pending', createdAt: new Date(t + 2000) });
     const attempt = (n: number, at: number, status: number, outcome: string, next: Date | null, snippet: string) =>
-      suite.db.query(
-        `INSERT INTO webhook_attempts (delivery_id, attempt, attempted_at, destination_url, status_code, latency_ms, response_snippet, error, outcome, next_attempt_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
-        [middle, n, new Date(at), RECEIVER, status, 40 + n, snippet, `http_${status}`, outcome, next],
-      );
+      suite.db.query(sql.typeAlias('void')`
+        INSERT INTO webhook_attempts (delivery_id, attempt, attempted_at, destination_url, status_code, latency_ms, response_snippet, error, outcome, next_attempt_at)
+        VALUES (${middle}, ${n}, ${timestamptz(new Date(at))}, ${RECEIVER}, ${status}, ${40 + n}, ${snippet}, ${`http_${status}`}, ${outcome}, ${timestamptz(next)})`);
     // Inserted out of order: the log is still in attempt order.
     await attempt(2, t + 7000, 500, 'failed', null, 'still broken');
     await attempt(1, t + 1500, 503, 'retry', new Date(t + 6500), 'try later');
@@ -276,14 +305,14 @@ describe('gatewayctl webhook', () => {
     const before = Date.now();
     const resent = await ok(LOOPBACK_ALLOWED, 'webhook', 'resend', delivered);
     expect(resent).toMatchObject({ delivery_id: delivered, instance_id: account.instance_id, state: 'pending', attempts: 3, endpoint_status: 'active' });
-    const row = await deliveryRow(delivered);
+    const row = (await deliveryRow(delivered))!;
     expect(row).toMatchObject({ state: 'pending', round_attempts: 0, attempts: 3, lease_until: null });
     expect(Math.abs(row.next_attempt_at.getTime() - before)).toBeLessThan(30_000);
     expect(row.next_attempt_at.getTime()).toBeLessThanOrEqual(Date.now());
 
     const inFlight = await insertDelivery(account, { eventId: 'evt-resend-2', state: 'in_flight', createdAt: new Date(), attempts: 1, leaseUntil: new Date(Date.now() + 120_000) });
     expect(await refused(LOOPBACK_ALLOWED, 'webhook', 'resend', inFlight)).toContain('is being delivered right now');
-    expect((await deliveryRow(inFlight)).state).toBe('in_flight');
+    expect((await deliveryRow(inFlight))!.state).toBe('in_flight');
     expect(await refused(LOOPBACK_ALLOWED, 'webhook', 'resend', 'whd_00000000000000000000000000000000')).toBe('No webhook delivery whd_00000000000000000000000000000000.');
   });
 
@@ -327,20 +356,20 @@ describe('gatewayctl webhook', () => {
     const first = await ok(LOOPBACK_ALLOWED, 'webhook', 'recover', '--instance', a.instance_id, '--since', since.toISOString());
     expect(first).toEqual({ instance_id: a.instance_id, since: since.toISOString(), records_read: events.length, scanned: 3, queued: 1, requeued: 1, skipped: 1 });
 
-    const queued = await deliveryRow(deliveryIdFor(missed.event_id, a.instance_id));
+    const queued = (await deliveryRow(deliveryIdFor(missed.event_id, a.instance_id)))!;
     expect(queued).toMatchObject({ event_id: missed.event_id, instance_id: a.instance_id, customer_id: a.customer_id, event: 'message.received', body: missed.payload, state: 'pending', attempts: 0, round_attempts: 0 });
     expect(queued.occurred_at.getTime()).toBe(missed.occurred_at);
     expect(queued.next_attempt_at.getTime()).toBeLessThanOrEqual(Date.now());
     expect(await deliveryRow(failedId)).toMatchObject({ state: 'pending', round_attempts: 0, attempts: 8, lease_until: null });
-    expect((await deliveryRow(deliveredId)).state).toBe('delivered');
-    const ids = (await suite.db.query('SELECT event_id FROM webhook_deliveries WHERE instance_id = ANY($1) ORDER BY event_id', [[a.instance_id, b.instance_id]])).rows.map((r) => r.event_id);
+    expect((await deliveryRow(deliveredId))!.state).toBe('delivered');
+    const ids = await suite.db.anyFirst(sql.type(z.object({ event_id: z.string() }))`SELECT event_id FROM webhook_deliveries WHERE instance_id = ANY(${sql.array([a.instance_id, b.instance_id], 'text')}) ORDER BY event_id`);
     expect(ids).toEqual([deliveredOnce.event_id, failedOnce.event_id, missed.event_id].sort());
 
     const second = await ok(LOOPBACK_ALLOWED, 'webhook', 'recover', '--instance', a.instance_id, '--since', since.toISOString());
     expect(second).toMatchObject({ scanned: 3, queued: 0, requeued: 0, skipped: 3 });
 
     expect(await refused(LOOPBACK_ALLOWED, 'webhook', 'recover', '--instance', a.instance_id, '--since', 'yesterday')).toContain('is not an ISO 8601 time');
-    await suite.db.query(`UPDATE webhook_endpoints SET status = 'disabled', disabled_reason = 'failing_too_long', disabled_at = now() WHERE instance_id = $1`, [b.instance_id]);
+    await suite.db.query(sql.typeAlias('void')`UPDATE webhook_endpoints SET status = 'disabled', disabled_reason = 'failing_too_long', disabled_at = now() WHERE instance_id = ${b.instance_id}`);
     expect(await refused(LOOPBACK_ALLOWED, 'webhook', 'recover', '--instance', b.instance_id, '--since', since.toISOString())).toContain(
       `resume it first: gatewayctl webhook resume --instance ${b.instance_id}`,
     );
@@ -352,15 +381,15 @@ describe('gatewayctl webhook', () => {
   it('demo --webhook-url configures the demo instance and prints webhook_signing_secret', async () => {
     const demo = await ok(LOOPBACK_ALLOWED, 'demo', '--webhook-url', RECEIVER);
     expect(demo.webhook_signing_secret).toMatch(SECRET_FORMAT);
-    const stored = await endpointRow(demo.instance_id);
+    const stored = (await endpointRow(demo.instance_id))!;
     expect(stored).toMatchObject({ customer_id: demo.customer_id, destination_url: RECEIVER, events: resolveSubscription(['recommended']), status: 'active' });
     expect(box().open(stored.signing_secret_enc)).toBe(demo.webhook_signing_secret);
 
     const chosen = await ok(LOOPBACK_ALLOWED, 'demo', '--webhook-url', RECEIVER, '--webhook-events', 'all');
-    expect((await endpointRow(chosen.instance_id)).events).toEqual(resolveSubscription(['all']));
+    expect((await endpointRow(chosen.instance_id))!.events).toEqual(resolveSubscription(['all']));
 
     // A refused URL is refused before any account is made.
-    const customers = async () => Number((await suite.db.query('SELECT count(*) AS n FROM customers')).rows[0].n);
+    const customers = () => suite.db.oneFirst(sql.type(z.object({ n: z.number() }))`SELECT count(*) AS n FROM customers`);
     const count = await customers();
     expect(await refused(PRODUCTION_RULES, 'demo', '--webhook-url', RECEIVER)).toContain(await guardMessage(RECEIVER));
     expect(await refused(LOOPBACK_ALLOWED, 'demo', '--webhook-url', RECEIVER, '--webhook-events', 'nope')).toContain('"nope"');

@@ -1,5 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sql, z } from '@gw/db';
 import { resolveSubscription, type WebhookEventName } from '@gw/webhooks';
 import { demoAccount, type DemoAccount } from '../support/accounts.ts';
 import { gatewayctl } from '../support/cli.ts';
@@ -74,18 +75,17 @@ async function deliveries(account: DemoAccount) {
   return out.json as Array<{ delivery_id: string; event: string; state: string; attempts: number; attempts_log: Array<{ attempt: number; attempted_at: string; status_code: number | null; error: string | null; outcome: string; next_attempt_at: string | null }> }>;
 }
 
+const EndpointStatus = z.object({ status: z.string(), disabled_reason: z.string().nullable() });
+const EndpointHealth = z.object({ consecutive_failures: z.number(), failing: z.boolean(), succeeded: z.boolean() });
+
 async function endpointStatus(account: DemoAccount) {
-  const { rows } = await suite.db.query<{ status: string; disabled_reason: string | null }>('SELECT status, disabled_reason FROM webhook_endpoints WHERE instance_id = $1', [account.instance_id]);
-  return rows[0]!;
+  return suite.db.one(sql.type(EndpointStatus)`SELECT status, disabled_reason FROM webhook_endpoints WHERE instance_id = ${account.instance_id}`);
 }
 
 /** The health the sender keeps for an endpoint, folded from its attempts. */
 async function endpointHealth(account: DemoAccount) {
-  const { rows } = await suite.db.query<{ consecutive_failures: number; failing: boolean; succeeded: boolean }>(
-    'SELECT consecutive_failures, failing_since IS NOT NULL AS failing, last_success_at IS NOT NULL AS succeeded FROM webhook_endpoints WHERE instance_id = $1',
-    [account.instance_id],
-  );
-  return rows[0]!;
+  return suite.db.one(sql.type(EndpointHealth)`
+    SELECT consecutive_failures, failing_since IS NOT NULL AS failing, last_success_at IS NOT NULL AS succeeded FROM webhook_endpoints WHERE instance_id = ${account.instance_id}`);
 }
 
 describe('customer webhooks', () => {
@@ -252,10 +252,8 @@ describe('customer webhooks', () => {
     await suite.stack.kill('webhooks', 'SIGTERM');
     try {
       // The process went only after recording it: delivered after one attempt, nothing left in flight for a later retry.
-      const { rows } = await suite.db.query<{ state: string; attempts: number }>(
-        'SELECT d.state, (SELECT count(*)::int FROM webhook_attempts a WHERE a.delivery_id = d.delivery_id) AS attempts FROM webhook_deliveries d WHERE d.instance_id = $1',
-        [account.instance_id],
-      );
+      const rows = await suite.db.any(sql.type(z.object({ state: z.string(), attempts: z.number() }))`
+        SELECT d.state, (SELECT count(*)::int FROM webhook_attempts a WHERE a.delivery_id = d.delivery_id) AS attempts FROM webhook_deliveries d WHERE d.instance_id = ${account.instance_id}`);
       expect(rows).toEqual([{ state: 'delivered', attempts: 1 }]);
       expect(ofInstance(r, account).map((q) => q.answered)).toEqual([200]);
     } finally {
@@ -278,8 +276,8 @@ describe('customer webhooks', () => {
     await emit(b.account, many(200));
     await until(async () => ofInstance(healthy, b.account).length >= 200, 14_000, 'every healthy delivery while the dead endpoint hangs');
     // No attempt to the dead endpoint has even finished yet (each waits for the 15 s timeout)…
-    const { rows } = await suite.db.query<{ n: string }>('SELECT count(*) AS n FROM webhook_attempts a JOIN webhook_deliveries d USING (delivery_id) WHERE d.instance_id = $1', [a.account.instance_id]);
-    expect(Number(rows[0]!.n)).toBe(0);
+    const attempts = await suite.db.oneFirst(sql.type(z.object({ n: z.number() }))`SELECT count(*) AS n FROM webhook_attempts a JOIN webhook_deliveries d USING (delivery_id) WHERE d.instance_id = ${a.account.instance_id}`);
+    expect(attempts).toBe(0);
     expect(Date.now() - started).toBeLessThan(15_000);
     // …and it holds no more than its own concurrency.
     expect(dead.received.length).toBeLessThanOrEqual(16);

@@ -433,7 +433,9 @@ const SEND_FAMILIES: Array<[string, Family, number]> = [
     const m: string[] = [];
     const body = sendBase(rng, t, m);
     body.message_purpose = rng.pick(BAD_PURPOSES);
-    return draft('purpose.unknown', JSON.stringify(body), { status: 422, code: 'message_purpose_not_allowed' }, m);
+    // An empty purpose was not given at all: required, like a missing one.
+    const code = body.message_purpose === '' ? 'message_purpose_required' : 'message_purpose_not_allowed';
+    return draft('purpose.unknown', JSON.stringify(body), { status: 422, code }, m);
   }, 5],
   ['nesting.deep', (rng, t) => {
     const m: string[] = [];

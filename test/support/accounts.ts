@@ -1,8 +1,8 @@
 import { loadConfig } from '@gw/config';
-import { createPool } from '@gw/db';
+import { createPool, type Pool } from '@gw/db';
 import { SecretBox } from '@gw/security';
+import { createApiKey, revokeApiKey } from '@gw/accounts';
 import { createDemo } from '../../services/gatewayctl/src/accounts/demo.ts';
-import { createApiKey, revokeApiKey } from '../../services/gatewayctl/src/accounts/api-keys.ts';
 import { setLimits } from '../../services/gatewayctl/src/policy/commands.ts';
 import { FactLog } from '../../services/gatewayctl/src/policy/fact-log.ts';
 import type { Stack } from './stack.ts';
@@ -28,8 +28,8 @@ export interface AccountOptions {
 }
 
 /** Runs operator commands against a stack's database and Kafka, as gatewayctl does. */
-export async function withOperator<T>(stack: Stack, work: (tools: { pool: ReturnType<typeof createPool>; facts: FactLog }) => Promise<T>): Promise<T> {
-  const pool = createPool(stack.isolation.databaseUrl, 1);
+export async function withOperator<T>(stack: Stack, work: (tools: { pool: Pool; facts: FactLog }) => Promise<T>): Promise<T> {
+  const pool = await createPool(stack.isolation.databaseUrl, { maxConnections: 1 });
   const facts = new FactLog(loadConfig(stack.env));
   try {
     return await work({ pool, facts });

@@ -1,21 +1,20 @@
 import { afterAll, beforeAll } from 'vitest';
-import pg from 'pg';
+import { createPool, type Pool } from '@gw/db';
 import { startStack, type StackServiceName, type Stack } from './stack.ts';
 
 export interface StackSuite {
   readonly stack: Stack;
-  /** A Postgres client on the stack's own database. */
-  readonly db: pg.Client;
+  /** A Postgres pool on the stack's own database. */
+  readonly db: Pool;
 }
 
-/** Starts a stack and a database client for the file's tests, and stops both after them. */
+/** Starts a stack and a database pool for the file's tests, and stops both after them. */
 export function useStack(options: { services?: StackServiceName[]; env?: Record<string, string> } = {}): StackSuite {
   let stack: Stack | undefined;
-  let db: pg.Client | undefined;
+  let db: Pool | undefined;
   beforeAll(async () => {
     stack = await startStack(options.services, options.env);
-    db = new pg.Client({ connectionString: stack.isolation.databaseUrl });
-    await db.connect();
+    db = await createPool(stack.isolation.databaseUrl, { maxConnections: 2 });
   });
   afterAll(async () => {
     await db?.end();

@@ -52,6 +52,21 @@ export interface GatewayConfig {
     /** A request must have arrived whole within this long (a client that trickles its body is cut off with 408). */
     requestTimeoutMs: number;
   };
+  /** The customer dashboard's accounts and sessions (docs/dashboard.md). */
+  dashboard: {
+    /** A session unused this long ends; one older than `sessionAbsoluteMs` ends whatever its use. */
+    sessionIdleMs: number;
+    sessionAbsoluteMs: number;
+    /** This many wrong passwords or codes in a row lock the account for `lockoutMs`. */
+    lockoutAfter: number;
+    lockoutMs: number;
+    /** Sign-in and sign-up attempts allowed per client address and minute. */
+    signInPerMinute: number;
+    /** Cookies marked Secure: on when the public base URL is https. */
+    secureCookies: boolean;
+    /** The plan a customer gets at sign-up, for its period (a key of the policy's plans, or none). */
+    signUpPlan: string;
+  };
   policy: { host: string; port: number; statesPerPartition: number; logIdBlock: number };
   delivery: {
     host: string;
@@ -205,6 +220,15 @@ export function loadConfig(env: Env = process.env): GatewayConfig {
       pbxReplayWindowSeconds: int(env, 'PBX_REPLAY_WINDOW_S', 300),
       reappendAfterMs: int(env, 'IDEMPOTENT_REAPPEND_AFTER_MS', 5_000),
       requestTimeoutMs: int(env, 'API_REQUEST_TIMEOUT_MS', 10_000),
+    },
+    dashboard: {
+      sessionIdleMs: int(env, 'DASHBOARD_SESSION_IDLE_MS', 30 * 60_000),
+      sessionAbsoluteMs: int(env, 'DASHBOARD_SESSION_ABSOLUTE_MS', 12 * 3_600_000),
+      lockoutAfter: Math.max(1, int(env, 'DASHBOARD_LOCKOUT_AFTER', 5)),
+      lockoutMs: int(env, 'DASHBOARD_LOCKOUT_MS', 15 * 60_000),
+      signInPerMinute: Math.max(1, int(env, 'DASHBOARD_SIGN_IN_PER_MINUTE', 20)),
+      signUpPlan: str(env, 'DASHBOARD_SIGN_UP_PLAN', 'starter'),
+      secureCookies: str(env, 'DASHBOARD_SECURE_COOKIES', str(env, 'PUBLIC_BASE_URL', '').startsWith('https:') ? 'true' : 'false') === 'true',
     },
     policy: {
       host: str(env, 'POLICY_HOST', '127.0.0.1'),

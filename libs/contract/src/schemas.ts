@@ -16,7 +16,7 @@ export const SendMessageRequestSchema = {
     instance_id: safeString(128, 'Customer-owned instance ID or instance name'),
     phone: safeString(32, 'Recipient number in international format'),
     message: safeString(MESSAGE_MAX_LENGTH, 'Message body'),
-    message_purpose: { type: 'string', enum: [...MESSAGE_PURPOSES], description: 'One of: ' + MESSAGE_PURPOSES.join(', ') },
+    message_purpose: { type: 'string', minLength: 1, enum: [...MESSAGE_PURPOSES], description: 'One of: ' + MESSAGE_PURPOSES.join(', ') },
   },
 } as const;
 
@@ -77,7 +77,7 @@ export const PbxWebhookRequestSchema = {
     to: optionalString('Destination phone for outbound_message (international format)'),
     customer_phone: optionalString('Customer phone for call-event templates (international format)'),
     message_text: safeString(MESSAGE_MAX_LENGTH, 'Body for outbound_message', 0),
-    message_purpose: { type: 'string', enum: [...MESSAGE_PURPOSES] },
+    message_purpose: { type: 'string', minLength: 1, enum: [...MESSAGE_PURPOSES] },
     conversation_id: optionalString(''),
     external_message_id: optionalString('Idempotency: the same id never sends twice'),
     agent_extension: optionalString(''),

@@ -1,62 +1,66 @@
-import pg from 'pg';
+import {
+  createPool as createSlonikPool,
+  type CommonQueryMethods,
+  type DatabasePool,
+  type DatabaseTransactionConnection,
+  type DriverTypeParser,
+} from 'slonik';
+import { rowParser, sql } from './sql.ts';
 
-export type Pool = pg.Pool;
-export type PoolClient = pg.PoolClient;
-
-// BIGINT columns (log ids, counters) come back as JS numbers: they stay far below 2^53.
-pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
+/** A pool of Postgres connections, through slonik (pg is only slonik's driver). */
+export type Pool = DatabasePool;
+/** What a query runs on: the pool, or one connection or transaction taken from it. */
+export type Queryable = CommonQueryMethods;
+export type Transaction = DatabaseTransactionConnection;
 
 export interface PoolLimits {
+  /** Connections held at most (default 10). */
+  maxConnections?: number;
   /** Waiting for a connection (from the pool, or a new one) at most this long. */
   connectTimeoutMs?: number;
-  /** One statement at most this long, on the server (statement_timeout) and on the client. */
+  /** One statement at most this long (the server's statement_timeout). */
   statementTimeoutMs?: number;
   /** A transaction idle between statements at most this long (default: twice the statement limit, at least a minute). */
   idleInTransactionMs?: number;
 }
 
+// BIGINT columns (log ids, counters, offsets) come back as numbers: they stay far below 2^53.
+// Other types keep node-postgres's parsing (timestamptz: a Date).
+const int8AsNumber: DriverTypeParser = { name: 'int8', parse: (value) => Number(value) };
+
 /**
  * A pool whose every wait is bounded: a connection, a statement, and a transaction left idle
- * (a process stuck between BEGIN and COMMIT must not hold row locks for ever).
+ * (a process stuck between BEGIN and COMMIT must not hold row locks for ever). Slonik retries
+ * nothing here: the caller decides (a stage retries its batch, a request answers an error), so a
+ * transaction's work never runs twice unseen.
  */
-export function createPool(databaseUrl: string, max = 10, limits: PoolLimits = {}): Pool {
+export async function createPool(databaseUrl: string, limits: PoolLimits = {}): Promise<Pool> {
   const statementTimeoutMs = limits.statementTimeoutMs ?? 30_000;
-  const pool = new pg.Pool({
-    connectionString: databaseUrl,
-    max,
-    idleTimeoutMillis: 30_000,
-    connectionTimeoutMillis: limits.connectTimeoutMs ?? 10_000,
-    statement_timeout: statementTimeoutMs,
-    // The client gives up a little after the server would have: a lost connection, not a slow statement.
-    query_timeout: statementTimeoutMs + 5_000,
-    idle_in_transaction_session_timeout: limits.idleInTransactionMs ?? Math.max(statementTimeoutMs * 2, 60_000),
-    keepAlive: true,
+  return createSlonikPool(databaseUrl, {
+    maximumPoolSize: limits.maxConnections ?? 10,
+    connectionTimeout: limits.connectTimeoutMs ?? 10_000,
+    statementTimeout: statementTimeoutMs,
+    idleInTransactionSessionTimeout: limits.idleInTransactionMs ?? Math.max(statementTimeoutMs * 2, 60_000),
+    idleTimeout: 30_000,
+    connectionRetryLimit: 0,
+    queryRetryLimit: 0,
+    transactionRetryLimit: 0,
+    // Slonik's default sends DISCARD ALL on every release, a round trip more per query. Our code
+    // leaves no session state behind (settings and cursors are transaction-scoped; no session
+    // advisory locks, temporary tables or prepared statements), so there is nothing to discard.
+    resetConnection: async () => undefined,
+    typeParsers: [int8AsNumber],
+    interceptors: [rowParser()],
   });
-  // An idle client losing its connection must not crash the process; the next query reconnects.
-  pool.on('error', () => undefined);
-  // Nor a checked-out one (the server ended its session: a restart, pg_terminate_backend, an idle
-  // transaction past its limit): its query in flight fails with the reason, and the client is
-  // discarded on release. Without a listener its 'error' event would end the process.
-  pool.on('connect', (client) => client.on('error', () => undefined));
-  return pool;
 }
 
-/** Runs work in one transaction; `begin` can ask for another isolation level or read-only. */
-export async function withTransaction<T>(
-  pool: { connect(): Promise<PoolClient> },
-  work: (client: PoolClient) => Promise<T>,
-  begin = 'BEGIN',
-): Promise<T> {
-  const client = await pool.connect();
-  try {
-    await client.query(begin);
-    const result = await work(client);
-    await client.query('COMMIT');
-    return result;
-  } catch (error) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw error;
-  } finally {
-    client.release();
-  }
+/**
+ * A read-only transaction on one snapshot (repeatable read): an export, a check or a rebuild
+ * source sees the log as it stood when it began, however long it runs.
+ */
+export function readSnapshot<T>(pool: Pool, work: (tx: Transaction) => Promise<T>): Promise<T> {
+  return pool.transaction(async (tx) => {
+    await tx.query(sql.typeAlias('void')`SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY`);
+    return work(tx);
+  });
 }

@@ -1,5 +1,6 @@
 // The events' TypeScript types, generated from the Avro schemas in /schemas (make events):
 // src/generated holds one file per schema, and a unit test keeps them in step with the schemas.
+import type { AccountChanged } from './generated/AccountChanged.ts';
 import type { DeadLetterResolved } from './generated/DeadLetterResolved.ts';
 import type { DeliveryFailed } from './generated/DeliveryFailed.ts';
 import type { GatewayEventEmitted } from './generated/GatewayEventEmitted.ts';
@@ -13,6 +14,7 @@ import type { ChatgatewayEvents, SendDecided } from './generated/SendDecided.ts'
 import type { SendRequested } from './generated/SendRequested.ts';
 
 export type {
+  AccountChanged,
   DeadLetterResolved,
   DeliveryFailed,
   GatewayEventEmitted,
@@ -45,6 +47,7 @@ export interface EventPayloads {
   GatewayEventEmitted: GatewayEventEmitted;
   RecordDeadLettered: RecordDeadLettered;
   DeadLetterResolved: DeadLetterResolved;
+  AccountChanged: AccountChanged;
 }
 
 export type EventType = keyof EventPayloads;

@@ -13,6 +13,8 @@ export const TOPIC_NAMES = {
   gatewayEvents: 'gateway-events.v1',
   /** Records the stages gave up on, and their resolutions (gatewayctl dlq). */
   deadLetters: 'dead-letters.v1',
+  /** Who changed what in customers' accounts (dashboard and gatewayctl): the audit trail. */
+  accountEvents: 'account-events.v1',
 } as const;
 
 export type TopicName = keyof typeof TOPIC_NAMES;
@@ -29,6 +31,7 @@ export const EVENT_TOPIC: Record<EventType, TopicName> = {
   GatewayEventEmitted: 'gatewayEvents',
   RecordDeadLettered: 'deadLetters',
   DeadLetterResolved: 'deadLetters',
+  AccountChanged: 'accountEvents',
 };
 
 export class Topics {

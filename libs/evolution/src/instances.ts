@@ -1,6 +1,20 @@
 import { callManager } from './http.ts';
 
-/** Instance lifecycle calls of the Evolution API v2 used by the operator tooling. */
+/**
+ * The manager answered, but not with success: its HTTP status, so a caller can tell "no such
+ * instance" (404) from a refusal. The message names the status, never the URL or the apikey.
+ */
+export class ManagerHttpError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'ManagerHttpError';
+  }
+}
+
+/** Instance lifecycle calls of the Evolution API v2 used by the operator tooling and the dashboard. */
 export async function createInstance(managerUrl: string, apiKey: string, instanceName: string, timeoutMs = 5000, options: { qrcode?: boolean } = {}) {
   const { status, body } = await callManager('POST', `${managerUrl.replace(/\/+$/, '')}/instance/create`, apiKey, timeoutMs, {
     instanceName,
@@ -8,7 +22,7 @@ export async function createInstance(managerUrl: string, apiKey: string, instanc
     qrcode: options.qrcode ?? true,
     integration: 'WHATSAPP-BAILEYS',
   });
-  if (status !== 201 && status !== 200) throw new Error(`instance manager refused to create the instance (HTTP ${status})`);
+  if (status !== 201 && status !== 200) throw new ManagerHttpError(status, `instance manager refused to create the instance (HTTP ${status})`);
   const hash = (body as { hash?: unknown }).hash;
   const token = typeof hash === 'string' ? hash : (hash as { apikey?: string } | undefined)?.apikey;
   return { instanceName, token: token ?? null, body };
@@ -21,7 +35,7 @@ export async function connectionState(managerUrl: string, apiKey: string, instan
     apiKey,
     timeoutMs,
   );
-  if (status !== 200) throw new Error(`instance manager answered HTTP ${status} for the connection state`);
+  if (status !== 200) throw new ManagerHttpError(status, `instance manager answered HTTP ${status} for the connection state`);
   return String((body as { instance?: { state?: unknown } }).instance?.state ?? 'unknown');
 }
 
@@ -31,7 +45,7 @@ const base = (managerUrl: string) => managerUrl.replace(/\/+$/, '');
 export async function connectInstance(managerUrl: string, apiKey: string, instanceName: string, number?: string, timeoutMs = 5000) {
   const query = number ? `?number=${encodeURIComponent(number.replace(/^\+/, ''))}` : '';
   const { status, body } = await callManager('GET', `${base(managerUrl)}/instance/connect/${encodeURIComponent(instanceName)}${query}`, apiKey, timeoutMs);
-  if (status !== 200) throw new Error(`instance manager answered HTTP ${status} to connect`);
+  if (status !== 200) throw new ManagerHttpError(status, `instance manager answered HTTP ${status} to connect`);
   const answer = body as { base64?: unknown; code?: unknown; pairingCode?: unknown; instance?: { state?: unknown } };
   return {
     qr_base64: typeof answer.base64 === 'string' ? answer.base64 : null,
@@ -43,12 +57,13 @@ export async function connectInstance(managerUrl: string, apiKey: string, instan
 
 export async function logoutInstance(managerUrl: string, apiKey: string, instanceName: string, timeoutMs = 5000): Promise<void> {
   const { status } = await callManager('DELETE', `${base(managerUrl)}/instance/logout/${encodeURIComponent(instanceName)}`, apiKey, timeoutMs);
-  if (status !== 200) throw new Error(`instance manager answered HTTP ${status} to logout`);
+  if (status !== 200) throw new ManagerHttpError(status, `instance manager answered HTTP ${status} to logout`);
 }
 
+/** Evolution refuses (400) to delete a connected instance: log it out first. A 404 means there is no such instance (any more). */
 export async function deleteInstance(managerUrl: string, apiKey: string, instanceName: string, timeoutMs = 5000): Promise<void> {
   const { status } = await callManager('DELETE', `${base(managerUrl)}/instance/delete/${encodeURIComponent(instanceName)}`, apiKey, timeoutMs);
-  if (status !== 200) throw new Error(`instance manager answered HTTP ${status} to delete`);
+  if (status !== 200) throw new ManagerHttpError(status, `instance manager answered HTTP ${status} to delete`);
 }
 
 /** Points the instance's webhook at `url` for the given Evolution events. */
@@ -56,5 +71,5 @@ export async function setWebhook(managerUrl: string, apiKey: string, instanceNam
   const { status } = await callManager('POST', `${base(managerUrl)}/webhook/set/${encodeURIComponent(instanceName)}`, apiKey, timeoutMs, {
     webhook: { enabled: true, url, byEvents: false, base64: false, events },
   });
-  if (status !== 200 && status !== 201) throw new Error(`instance manager answered HTTP ${status} to webhook/set`);
+  if (status !== 200 && status !== 201) throw new ManagerHttpError(status, `instance manager answered HTTP ${status} to webhook/set`);
 }

@@ -4,6 +4,7 @@ import { describeError } from '@gw/observability';
 import { toConsumed } from './headers.ts';
 import { GroupCommit, ItemFailed } from '@gw/batching';
 import { transactionCoalescer } from './transaction-coalescer.ts';
+import { ensureTopicsOn } from './ensure-topics.ts';
 import { processBatch, type StageFaults } from './stage-runner.ts';
 import type {
   ConsumedRecord,
@@ -156,22 +157,12 @@ export class KafkaClient {
     });
   }
 
+  /** Creates the topics that are missing and waits for their leaders (ensure-topics.ts). */
   async ensureTopics(specs: TopicSpec[]): Promise<void> {
     const admin = this.kafka.admin();
     await admin.connect();
     try {
-      const existing = new Set(await admin.listTopics());
-      const missing = specs.filter((s) => !existing.has(s.name));
-      if (missing.length === 0) return;
-      await admin.createTopics({
-        waitForLeaders: true,
-        topics: missing.map((s) => ({
-          topic: s.name,
-          numPartitions: s.partitions,
-          replicationFactor: 1,
-          configEntries: Object.entries(s.config ?? {}).map(([name, value]) => ({ name, value })),
-        })),
-      });
+      await ensureTopicsOn(admin, specs);
     } finally {
       await admin.disconnect();
     }

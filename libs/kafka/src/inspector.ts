@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { Kafka, logLevel } from 'kafkajs';
 import { toConsumed } from './headers.ts';
 import type { ConsumedRecord } from './types.ts';
+import { retryRetriable } from './retriable.ts';
 
 export interface PartitionRange {
   partition: number;
@@ -36,14 +37,21 @@ export class KafkaInspector {
     this.kafka = new Kafka({ clientId: 'gateway-inspector', brokers, logLevel: logLevel.NOTHING, retry: { retries: 8, initialRetryTime: 100 } });
   }
 
+  /**
+   * Runs read-only admin work, repeated while Kafka answers with something it marks retriable:
+   * asking the offsets of a topic made a moment ago can answer "not the leader" (kafkajs passes
+   * that on; retriable.ts).
+   */
   private async withAdmin<T>(work: (admin: ReturnType<Kafka['admin']>) => Promise<T>): Promise<T> {
-    const admin = this.kafka.admin();
-    await admin.connect();
-    try {
-      return await work(admin);
-    } finally {
-      await admin.disconnect();
-    }
+    return retryRetriable(async () => {
+      const admin = this.kafka.admin();
+      await admin.connect();
+      try {
+        return await work(admin);
+      } finally {
+        await admin.disconnect();
+      }
+    });
   }
 
   /** Low and end (last stable) offsets of every partition of a topic. */

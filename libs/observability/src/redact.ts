@@ -19,8 +19,11 @@ export function maskPhones(text: string): string {
 /** An error as one short line for logs and dead letters: name, code and message, phones masked, no stack. */
 export function describeError(error: unknown, maxLength = 500): string {
   if (typeof error !== 'object' || error === null) return maskPhones(String(error)).slice(0, maxLength);
-  const { name, code, message } = error as { name?: unknown; code?: unknown; message?: unknown };
-  const head = `${typeof name === 'string' ? name : 'Error'}${typeof code === 'string' || typeof code === 'number' ? ` [${code}]` : ''}`;
+  const { name, code, message, cause } = error as { name?: unknown; code?: unknown; message?: unknown; cause?: { code?: unknown } };
+  // Slonik's errors keep the name Error: their class says what happened, their cause the SQLSTATE.
+  const label = typeof name === 'string' && name !== 'Error' ? name : (error.constructor?.name ?? 'Error');
+  const sqlState = code ?? (typeof cause === 'object' && cause !== null ? cause.code : undefined);
+  const head = `${label}${typeof sqlState === 'string' || typeof sqlState === 'number' ? ` [${sqlState}]` : ''}`;
   const text = typeof message === 'string' ? message : '';
   return `${head}: ${maskPhones(text)}`.slice(0, maxLength);
 }

@@ -18,4 +18,12 @@ describe('masking', () => {
     expect(line).not.toContain('at ');
     expect(describeError('plain 4155552671')).toBe('4*******71'.replace(/^/, 'plain '));
   });
+
+  it("names a slonik error by its class and the SQLSTATE of its cause, never the query's values", () => {
+    class StatementTimeoutError extends Error {
+      values = ['+14155552671'];
+    }
+    const error = new StatementTimeoutError('Statement has been cancelled due to a statement_timeout.', { cause: Object.assign(new Error('canceling statement'), { code: '57014' }) });
+    expect(describeError(error)).toBe('StatementTimeoutError [57014]: Statement has been cancelled due to a statement_timeout.');
+  });
 });

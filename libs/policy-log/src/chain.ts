@@ -1,17 +1,17 @@
 import { createHash } from 'node:crypto';
+import stringify from 'safe-stable-stringify';
 import type { SendDecided } from '@gw/events';
 
 /** The chain starts from this value in every partition. */
 export const GENESIS_HASH = '0'.repeat(64);
 
-/** Deterministic JSON: object keys sorted at every level, so the same entry always hashes the same. */
+/**
+ * Deterministic JSON: JSON.stringify's text with object keys sorted at every level (by UTF-16
+ * code units; undefined members left out), so the same entry always hashes the same. The hashes
+ * of every log ever written depend on this text: a test pins it.
+ */
 export function canonicalJson(value: unknown): string {
-  if (value === null || typeof value !== 'object') return JSON.stringify(value);
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  const entries = Object.entries(value as Record<string, unknown>)
-    .filter(([, v]) => v !== undefined)
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+  return stringify(value) ?? 'undefined';
 }
 
 /** The fields of a policy-log entry that the chain protects (everything but the hashes and the body). */

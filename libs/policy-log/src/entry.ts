@@ -1,3 +1,4 @@
+import { z } from '@gw/db';
 import type { SendDecided } from '@gw/events';
 
 /**
@@ -7,37 +8,41 @@ import type { SendDecided } from '@gw/events';
  * dispatch. This file is the one place that maps between the two: the consumer's batch write and
  * the rebuild insert rows made by toLogRow (Postgres takes them with
  * json_populate_recordset(NULL::policy_log, …), so the column list is the table's own), and
- * verify, show and export read rows back with fromLogRow.
+ * verify, show and export read rows back, parsed by the PolicyLogRow schema, with fromLogRow.
  */
-export interface PolicyLogRow {
-  log_id: number;
-  command_id: string;
-  event_id: string;
-  customer_id: string;
-  instance_id: string;
-  message_id: string;
-  recipient: string;
-  message_purpose: string;
-  message_digest: string;
-  decision: SendDecided['decision'];
-  error_code: string | null;
-  error_message: string | null;
-  reasons: SendDecided['reasons'];
-  policy_version: string;
-  /** timestamptz: ISO 8601 written, a Date read back. */
-  decided_at: string | Date;
-  decision_event: SendDecided;
-  partition_chain: number;
-  prev_hash: string;
-  entry_hash: string;
-}
+export const PolicyLogRow = z.object({
+  log_id: z.number(),
+  command_id: z.string(),
+  event_id: z.string(),
+  customer_id: z.string(),
+  instance_id: z.string(),
+  message_id: z.string(),
+  recipient: z.string(),
+  message_purpose: z.string(),
+  message_digest: z.string(),
+  decision: z.enum(['accepted', 'rejected']),
+  error_code: z.string().nullable(),
+  error_message: z.string().nullable(),
+  // jsonb the policy consumer wrote from a SendDecided it encoded: checked for its kind, not field by field.
+  reasons: z.custom<SendDecided['reasons']>(Array.isArray),
+  policy_version: z.string(),
+  decided_at: z.date(),
+  decision_event: z.custom<SendDecided>((value) => typeof value === 'object' && value !== null),
+  partition_chain: z.number(),
+  prev_hash: z.string(),
+  entry_hash: z.string(),
+});
+/** A policy_log row as read back (decided_at a Date). */
+export type PolicyLogRow = z.infer<typeof PolicyLogRow>;
+/** A policy_log row as written (decided_at in ISO 8601: the row travels as JSON). */
+export type NewPolicyLogRow = Omit<PolicyLogRow, 'decided_at'> & { decided_at: string };
 
 /** The policy log keeps a digest of the body, never the body: this is the copy stored in Postgres. */
 export function storedCopy(entry: SendDecided): SendDecided {
   return { ...entry, dispatch: entry.dispatch ? { ...entry.dispatch, text: null as unknown as string } : null };
 }
 
-export function toLogRow(entry: SendDecided): PolicyLogRow {
+export function toLogRow(entry: SendDecided): NewPolicyLogRow {
   return {
     log_id: entry.log_id,
     command_id: entry.correlation_id,
@@ -66,11 +71,11 @@ export function fromLogRow(row: PolicyLogRow): SendDecided {
   return {
     event_id: row.event_id,
     correlation_id: row.command_id,
-    occurred_at: new Date(row.decided_at).getTime(),
+    occurred_at: row.decided_at.getTime(),
     customer_id: row.customer_id,
     instance_id: row.instance_id,
     message_id: row.message_id,
-    log_id: Number(row.log_id),
+    log_id: row.log_id,
     decision: row.decision,
     error_code: row.error_code,
     error_message: row.error_message,

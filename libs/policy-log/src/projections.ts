@@ -1,4 +1,4 @@
-import type { PoolClient } from '@gw/db';
+import { sql, type Queryable } from '@gw/db';
 import type { PolicyEvent } from '@gw/policy';
 
 export type SuppressionOp =
@@ -42,7 +42,7 @@ export class ProjectionChanges {
 export class ProjectionBatch {
   private changes = new ProjectionChanges();
 
-  constructor(private readonly client: PoolClient) {}
+  constructor(private readonly db: Queryable) {}
 
   async add(event: PolicyEvent): Promise<void> {
     this.changes.add(event);
@@ -51,34 +51,31 @@ export class ProjectionBatch {
   async flush(): Promise<void> {
     const { quota, suppressions } = this.changes;
     this.changes = new ProjectionChanges();
-    for (const change of suppressions) await writeSuppression(this.client, change);
+    for (const change of suppressions) await writeSuppression(this.db, change);
     if (quota.size === 0) return;
     const rows = [...quota.values()];
-    await this.client.query(
-      `INSERT INTO quota_usage (customer_id, window_key, used)
-       SELECT * FROM unnest($1::text[], $2::text[], $3::int[])
-       ON CONFLICT (customer_id, window_key) DO UPDATE SET used = quota_usage.used + EXCLUDED.used`,
-      [rows.map((r) => r.customerId), rows.map((r) => r.windowKey), rows.map((r) => r.used)],
-    );
+    await this.db.query(sql.typeAlias('void')`
+      INSERT INTO quota_usage (customer_id, window_key, used)
+      SELECT * FROM ${sql.unnest(rows.map((r) => [r.customerId, r.windowKey, r.used]), ['text', 'text', 'int4'])}
+      ON CONFLICT (customer_id, window_key) DO UPDATE SET used = quota_usage.used + EXCLUDED.used`);
   }
 }
 
 /** One event at a time (tools and tests); the consumer batches with ProjectionBatch. */
-export async function project(client: PoolClient, event: PolicyEvent): Promise<void> {
-  const batch = new ProjectionBatch(client);
+export async function project(db: Queryable, event: PolicyEvent): Promise<void> {
+  const batch = new ProjectionBatch(db);
   await batch.add(event);
   await batch.flush();
 }
 
-async function writeSuppression(client: PoolClient, change: SuppressionOp): Promise<void> {
+async function writeSuppression(db: Queryable, change: SuppressionOp): Promise<void> {
   if (change.op === 'add') {
-    await client.query(
-      `INSERT INTO suppressions (customer_id, recipient, source, reason, created_by, created_at)
-       VALUES ($1, $2, $3, $4, $5, to_timestamp($6 / 1000.0))
-       ON CONFLICT (customer_id, recipient, source) DO UPDATE SET reason = EXCLUDED.reason, created_by = EXCLUDED.created_by, created_at = EXCLUDED.created_at`,
-      [change.customer_id, change.recipient, change.source, change.reason, change.created_by, change.at],
-    );
+    await db.query(sql.typeAlias('void')`
+      INSERT INTO suppressions (customer_id, recipient, source, reason, created_by, created_at)
+      VALUES (${change.customer_id}, ${change.recipient}, ${change.source}, ${change.reason}, ${change.created_by}, to_timestamp(${change.at} / 1000.0))
+      ON CONFLICT (customer_id, recipient, source) DO UPDATE SET reason = EXCLUDED.reason, created_by = EXCLUDED.created_by, created_at = EXCLUDED.created_at`);
     return;
   }
-  await client.query('DELETE FROM suppressions WHERE customer_id = $1 AND recipient = $2 AND source = $3', [change.customer_id, change.recipient, change.source]);
+  await db.query(sql.typeAlias('void')`
+    DELETE FROM suppressions WHERE customer_id = ${change.customer_id} AND recipient = ${change.recipient} AND source = ${change.source}`);
 }

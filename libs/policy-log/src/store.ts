@@ -1,4 +1,4 @@
-import type { PoolClient } from '@gw/db';
+import { jsonOf, sql, type Queryable } from '@gw/db';
 import type { SendDecided } from '@gw/events';
 import { toLogRow } from './entry.ts';
 
@@ -7,8 +7,10 @@ import { toLogRow } from './entry.ts';
  * or command) is left as it is. Used by the projection rebuild (the consumer writes through
  * policy_apply_batch, which inserts rows made the same way).
  */
-export async function insertEntries(client: PoolClient, entries: SendDecided[]): Promise<number> {
+export async function insertEntries(db: Queryable, entries: SendDecided[]): Promise<number> {
   if (entries.length === 0) return 0;
-  const result = await client.query('INSERT INTO policy_log SELECT * FROM json_populate_recordset(NULL::policy_log, $1::json) ON CONFLICT DO NOTHING', [JSON.stringify(entries.map(toLogRow))]);
-  return result.rowCount ?? 0;
+  const result = await db.query(sql.typeAlias('void')`
+    INSERT INTO policy_log SELECT * FROM json_populate_recordset(NULL::policy_log, ${jsonOf(entries.map(toLogRow))})
+    ON CONFLICT DO NOTHING`);
+  return result.rowCount;
 }

@@ -4,14 +4,16 @@
 import { derivedEventId, type EventCodec, type RecordDeadLettered } from '@gw/events';
 import type { ConsumedRecord, OutgoingRecord, RecordFailure } from '@gw/kafka';
 import { describeError } from '@gw/observability';
+import { ConnectionError } from '@gw/db';
 
 // SQLSTATE classes and codes of a database that is unreachable, restarting, overloaded or busy.
 const TRANSIENT_SQL_CLASSES = ['08', '53', '58'];
 const TRANSIENT_SQL_CODES = new Set(['57P01', '57P02', '57P03', '57P05', '40001', '40P01', '55P03', '55006']);
 // Node and undici errors of a connection that could not be made or was lost.
 const TRANSIENT_SYSTEM_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'ECONNABORTED', 'UND_ERR_SOCKET', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_CLOSED']);
-// node-postgres reports a lost or unobtainable connection with these messages and no code.
-const TRANSIENT_PG_MESSAGES = /Connection terminated|timeout exceeded when trying to connect|not queryable|Cannot use a pool after calling end|connection is closed|Query read timeout/i;
+// node-postgres and slonik report a lost or unobtainable connection, or a pool closing for a
+// restart, with these messages and no code (slonik keeps node-postgres's error as the cause).
+const TRANSIENT_PG_MESSAGES = /Connection terminated|timeout exceeded when trying to connect|not queryable|connection is closed|Query read timeout|Backend has been terminated|Connection pool (is being terminated|has ended|is being shut down|has been shut down)/i;
 // The schema registry client reports a network failure as an HTTP 400/408 whose text is the socket error.
 const NETWORK_TEXT = /ECONN|ETIMEDOUT|EPIPE|ENOTFOUND|EAI_AGAIN|socket hang up|Timeout \(\d+ms\)|fetch failed/i;
 
@@ -28,6 +30,8 @@ function isTransientOne(error: unknown): boolean {
   if (typeof name === 'string' && name.startsWith('KafkaJS')) return true;
   if (name === 'ResponseError' && typeof status === 'number') return status >= 500 || status === 408 || status === 429 || NETWORK_TEXT.test(text);
   if (TRANSIENT_PG_MESSAGES.test(text)) return true;
+  // Slonik could not open a connection (its cause says why: refused, timed out, starting up).
+  if (error instanceof ConnectionError) return true;
   return false;
 }
 

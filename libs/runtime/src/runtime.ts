@@ -91,7 +91,7 @@ export async function createRuntime(service: string, options: RuntimeOptions = {
   logger.info({ registry: config.schemaRegistryUrl }, 'starting: registering event schemas');
   const codec = new EventCodec(config.schemaRegistryUrl, topics);
   await codec.init();
-  const pool = createPool(config.databaseUrl, 10, config.database);
+  const pool = await createPool(config.databaseUrl, { maxConnections: 10, ...config.database });
   const consumers: RunningConsumer[] = [];
   const inspector = new KafkaInspector(config.kafkaBrokers, config.topicPrefix);
   const lagTimers: NodeJS.Timeout[] = [];

@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 
 /**
@@ -73,6 +73,15 @@ export class SecretBox {
   /** The ids of the keys that open values besides the current one, in configuration order. */
   get previousKids(): string[] {
     return [...this.keys.keys()].filter((kid) => kid !== this.currentKid);
+  }
+
+  /**
+   * A key for another purpose (e.g. the dashboard's CSRF tokens), derived from the current key
+   * by HKDF-SHA256 with the purpose as its info: the same key and purpose always give the same
+   * bytes, and no derived key reveals the key or another purpose's key.
+   */
+  deriveKey(purpose: string): Buffer {
+    return Buffer.from(hkdfSync('sha256', this.current, Buffer.alloc(0), purpose, 32));
   }
 
   seal(plain: string): string {

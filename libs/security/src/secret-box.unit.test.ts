@@ -180,3 +180,14 @@ describe('SecretBox.fromConfig: where the key comes from', () => {
     }
   });
 });
+
+describe('SecretBox.deriveKey', () => {
+  it('gives 32 bytes that depend on the key and the purpose, the same each time', () => {
+    const box = new SecretBox('k'.repeat(32));
+    const csrf = box.deriveKey('dashboard csrf');
+    expect(csrf).toHaveLength(32);
+    expect(box.deriveKey('dashboard csrf').equals(csrf)).toBe(true);
+    expect(box.deriveKey('another purpose').equals(csrf)).toBe(false);
+    expect(new SecretBox('j'.repeat(32)).deriveKey('dashboard csrf').equals(csrf)).toBe(false);
+  });
+});

@@ -3,7 +3,9 @@ import type { Logger, ServiceMetrics, Readiness } from '@gw/observability';
 import { opsPlugin } from '@gw/observability';
 import { errorHandlerPlugin, toApiError } from './plugins/error-handler.ts';
 import { openapiPlugin } from './plugins/openapi.ts';
-import { homeRoutes } from './home/route.ts';
+import { dashboardPlugin, type DashboardDeps } from './dashboard/index.ts';
+import { securityHeadersPlugin } from './dashboard/plugins/security-headers.ts';
+import { viewsPlugin } from './dashboard/plugins/views.ts';
 import { sendMessageRoutes, type SendMessageDeps } from './send-message/route.ts';
 import { pbxRoutes, type PbxDeps } from './pbx/route.ts';
 import { instanceEventsRoutes } from './instance-events/route.ts';
@@ -19,6 +21,8 @@ export interface AppDeps {
   idleTimeoutMs: number;
   send: SendMessageDeps;
   pbx: PbxDeps;
+  /** The dashboard's own dependencies (its public base URL and send path are the app's). */
+  dashboard: Omit<DashboardDeps, 'publicBaseUrl' | 'send'>;
 }
 
 /** The public HTTP API: one plugin per concern, one error handler. */
@@ -50,7 +54,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(errorHandlerPlugin);
   await app.register(openapiPlugin, { serverUrl: deps.publicBaseUrl });
   await app.register(opsPlugin, { metrics: deps.metrics, readiness: deps.readiness });
-  await app.register(homeRoutes);
+  await app.register(securityHeadersPlugin, { https: deps.publicBaseUrl.startsWith('https:') });
+  await app.register(viewsPlugin);
+  // Its own scope: the dashboard's pages and forms (cookies, sessions, CSRF, form bodies), and GET /.
+  await app.register(dashboardPlugin, { ...deps.dashboard, publicBaseUrl: deps.publicBaseUrl, send: deps.send });
   await app.register(sendMessageRoutes, deps.send);
   // Its own scope: the PBX route reads bodies raw (for the HMAC) with its own size limit.
   await app.register(pbxRoutes, deps.pbx);

@@ -2,12 +2,16 @@ import { createRuntime, onShutdown } from '@gw/runtime';
 import { buildApp } from './app.ts';
 import { ReplyRouter } from './send-message/reply-router.ts';
 import { SecretBox } from '@gw/security';
+import { dashboardAppends } from './dashboard/appends.ts';
+import { dashboardWebhookDeps } from './dashboard/webhooks/deps.ts';
+import { messagingRules } from './dashboard/public/messaging-rules.ts';
 
 const runtime = await createRuntime('api');
 const { config, logger } = runtime;
 const replies = new ReplyRouter(runtime.kafka, runtime.codec, runtime.topics, runtime.pool, logger);
 runtime.consumers.push(await replies.start());
 
+const box = SecretBox.fromConfig(config.secretKey);
 const app = await buildApp({
   logger,
   metrics: runtime.metrics,
@@ -22,10 +26,22 @@ const app = await buildApp({
     kafka: runtime.kafka,
     codec: runtime.codec,
     replies,
-    box: SecretBox.fromConfig(config.secretKey),
+    box,
     deadlineMs: config.api.sendDeadlineMs,
     replayWindowSeconds: config.api.pbxReplayWindowSeconds,
     reappendAfterMs: config.api.reappendAfterMs,
+  },
+  dashboard: {
+    pool: runtime.pool,
+    box,
+    settings: config.dashboard,
+    appends: dashboardAppends(runtime.kafka, runtime.codec),
+    // Instances created in the dashboard are created on this manager (docs/dashboard.md).
+    instanceManager: { url: config.simulator.url, apiKey: config.simulator.globalApiKey },
+    // The webhook tab checks destinations as the webhooks service does, and recovers from gateway-events.
+    webhooks: dashboardWebhookDeps(config),
+    // The public pages say what the policy service enforces: the same policy (createPolicy) and keywords.
+    messaging: messagingRules(config),
   },
 });
 await app.listen({ host: config.api.host, port: config.api.port });

@@ -1,5 +1,6 @@
 import { createMetrics } from '@gw/observability';
 import { buildApp } from './app.ts';
+import { unconnectedDashboard } from './dashboard/unconnected.ts';
 import type { SendMessageDeps } from './send-message/route.ts';
 import type { PbxDeps } from './pbx/route.ts';
 
@@ -18,6 +19,7 @@ export async function openapiDocument(serverUrl = '/'): Promise<Record<string, u
     idleTimeoutMs: 1000,
     send: {} as SendMessageDeps,
     pbx: {} as PbxDeps,
+    dashboard: unconnectedDashboard(),
   });
   await app.ready();
   const document = app.swagger() as unknown as Record<string, unknown>;

@@ -2,6 +2,7 @@
 // test database), a real simulator, and a customer with a paired instance on it.
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll } from 'vitest';
+import { sql } from '@gw/db';
 import { ManagerBreakers } from '@gw/evolution';
 import { newEventId, type SendDecided } from '@gw/events';
 import { createRuntime, type Runtime, type StageEvents } from '@gw/runtime';
@@ -30,11 +31,11 @@ export async function deliveryFixture(env: Record<string, string> = {}): Promise
   const instanceId = `ins_${randomUUID().slice(0, 8)}`;
   const managerInstance = `front-${randomUUID().slice(0, 6)}`;
   const token = await createOpenInstance(simulator, managerInstance);
-  await runtime.pool.query('INSERT INTO customers (id, name) VALUES ($1, $2)', [customerId, 'Delivery test']);
-  await runtime.pool.query(
-    'INSERT INTO instances (id, customer_id, name, manager_url, manager_instance, manager_api_key_enc) VALUES ($1, $2, $3, $4, $5, $6)',
-    [instanceId, customerId, 'front', simulator.baseUrl, managerInstance, new SecretBox(isolation.env.GATEWAY_SECRET_KEY!).seal(token)],
-  );
+  const sealed = new SecretBox(isolation.env.GATEWAY_SECRET_KEY!).seal(token);
+  await runtime.pool.query(sql.typeAlias('void')`INSERT INTO customers (id, name) VALUES (${customerId}, 'Delivery test')`);
+  await runtime.pool.query(sql.typeAlias('void')`
+    INSERT INTO instances (id, customer_id, name, manager_url, manager_instance, manager_api_key_enc)
+    VALUES (${instanceId}, ${customerId}, 'front', ${simulator.baseUrl}, ${managerInstance}, ${sealed})`);
   return {
     isolation,
     runtime,

@@ -1,5 +1,5 @@
 import { textProblem } from '@gw/contract';
-import { CliError } from './accounts/customers.ts';
+import { CliError } from './action.ts';
 
 /** The longest value an operator gives a command (a name, a reason, a template). */
 const MAX_ARGUMENT = 4096;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { checkArguments } from './input-checks.ts';
-import { checkWebhookChoice } from './webhooks/configure.ts';
+import { checkWebhookChoice } from './webhooks/operator-words.ts';
 
 describe('checkArguments (what an operator types goes to Kafka too)', () => {
   it('takes ordinary text, phone numbers and lists', () => {

@@ -1,17 +1,18 @@
+import { sql, z } from '@gw/db';
 import { derivedEventId, type GatewayEventEmitted } from '@gw/events';
 import type { OutgoingRecord } from '@gw/kafka';
 import type { Runtime, StageHandler } from '@gw/runtime';
 
+const SentTo = z.object({ message_id: z.string(), recipient: z.string(), message_purpose: z.string(), name: z.string() });
+
 /** The recipient and purpose of a message, from the policy log. */
 async function sentTo(runtime: Runtime, messageIds: string[]): Promise<Map<string, { to: string; purpose: string; instanceName: string }>> {
   if (messageIds.length === 0) return new Map();
-  const result = await runtime.pool.query<{ message_id: string; recipient: string; message_purpose: string; name: string }>(
-    `SELECT p.message_id, p.recipient, p.message_purpose, i.name
-       FROM policy_log p JOIN instances i ON i.id = p.instance_id
-      WHERE p.message_id = ANY($1::text[])`,
-    [messageIds],
-  );
-  return new Map(result.rows.map((r) => [r.message_id, { to: r.recipient, purpose: r.message_purpose, instanceName: r.name }]));
+  const rows = await runtime.pool.any(sql.type(SentTo)`
+    SELECT p.message_id, p.recipient, p.message_purpose, i.name
+      FROM policy_log p JOIN instances i ON i.id = p.instance_id
+     WHERE p.message_id = ANY(${sql.array(messageIds, 'text')})`);
+  return new Map(rows.map((r) => [r.message_id, { to: r.recipient, purpose: r.message_purpose, instanceName: r.name }]));
 }
 
 const derivedId = (sourceEventId: string) => derivedEventId(sourceEventId, 'gateway-event');

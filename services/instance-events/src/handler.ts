@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { sql } from '@gw/db';
 import type { GatewayEventEmitted, InstanceEventReceived, PolicyFactRecord } from '@gw/events';
 import type { OutgoingRecord } from '@gw/kafka';
 import { envelopeProblem } from '@gw/evolution';
@@ -47,7 +48,8 @@ export function handleInstanceEvents(runtime: Runtime): StageHandler<'InstanceEv
       }
       const problem = received.payload.trim().startsWith('{') ? envelopeProblem(envelope) : 'the envelope is not a JSON object';
       if (problem) {
-        await pool.query('SELECT record_instance_event_rejection($1, $2, $3, $4, $5)', [received.instance_id, received.digest, received.event.slice(0, 64), problem, 'instance-events']);
+        await pool.query(sql.typeAlias('void')`
+          SELECT FROM record_instance_event_rejection(${received.instance_id}, ${received.digest}, ${received.event.slice(0, 64)}, ${problem}, 'instance-events')`);
         metrics.eventsProcessed.inc({ group, topic: 'instance-events', outcome: 'rejected' });
         log.warn({ reason: problem }, 'instance event rejected');
         continue;

@@ -25,4 +25,3 @@ export type { CallStatus, InboundMessage, SimCall, SimChat, SimGroup } from './s
 export type { EvolutionEnvelope } from './evolution-events.ts';
 export type { DeliveryRecord } from './webhook-dispatcher.ts';
 export { DEFAULT_ACK_DELAYS, DEFAULT_WEBHOOK_RETRY } from './options.ts';
-export { QR_SCANNABLE } from './qr-image.ts';

@@ -1,5 +1,5 @@
 import { newInstanceId, newInstanceToken, newPairingCode, newQrCodeString } from './ids.ts';
-import { qrDataUri } from './qr-image.ts';
+import QRCode from 'qrcode';
 import type { SimEvents } from './sim-events.ts';
 import type { ConnectionState, InstanceSettings, Integration, SimInstance, WebhookConfig } from './types.ts';
 import { buildWebhookConfig, type WebhookInput } from './webhook-config.ts';
@@ -85,14 +85,15 @@ export class InstanceStore {
    * Starts (or restarts) pairing: state `connecting` (Baileys reports it when the socket
    * opens), then a new QR (qrcode.updated), as Evolution's connectionUpdate sees them.
    */
-  startConnecting(instance: SimInstance, number?: string | null): SimInstance {
+  async startConnecting(instance: SimInstance, number?: string | null): Promise<SimInstance> {
     this.setState(instance, 'connecting', STATUS_OK);
     const pairingNumber = number ?? null;
     const code = newQrCodeString();
     instance.qrCode = {
       pairingCode: pairingNumber ? newPairingCode() : null,
       code,
-      base64: qrDataUri(code),
+      // As Evolution renders the Baileys QR string: a PNG data URI, margin 3, scale 4, correction H.
+      base64: await QRCode.toDataURL(code, { errorCorrectionLevel: 'H', margin: 3, scale: 4 }),
       count: (instance.qrCode?.count ?? 0) + 1,
     };
     this.events.emit('qrcode.updated', instance);

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { BatchedLookup, GroupCommit } from '@gw/batching';
 import { ApiError } from '@gw/contract';
-import type { Pool } from '@gw/db';
+import { sql, z, type Pool, type Queryable } from '@gw/db';
 import { newEventId, type EventCodec } from '@gw/events';
 import { envelopeProblem } from '@gw/evolution';
 import type { KafkaClient } from '@gw/kafka';
@@ -18,25 +18,29 @@ export interface InstanceEventsDeps {
   clock?: () => number;
 }
 
-interface InstanceRow {
-  id: string;
-  customer_id: string;
-  name: string;
-  manager_instance: string;
-  webhook_token_hash: Buffer | null;
-}
+const InstanceRow = z.object({
+  id: z.string(),
+  customer_id: z.string(),
+  name: z.string(),
+  manager_instance: z.string(),
+  webhook_token_hash: z.instanceof(Buffer).nullable(),
+});
+type InstanceRow = z.infer<typeof InstanceRow>;
 
 const unauthenticated = () => new ApiError('invalid_api_key', 'The instance event could not be authenticated.', {}, 401);
 
 const INSTANCE_ID = /^[A-Za-z0-9_-]{1,64}$/;
 
 /** Instances by id; concurrent webhooks share one query (nothing cached: a rotated token counts at once). */
-function instanceLookup(pool: Pool): BatchedLookup<string, InstanceRow> {
+function instanceLookup(pool: Queryable): BatchedLookup<string, InstanceRow> {
   return new BatchedLookup(async (ids) => {
-    const { rows } = await pool.query<InstanceRow>('SELECT id, customer_id, name, manager_instance, webhook_token_hash FROM instances WHERE id = ANY($1::text[])', [ids]);
+    const rows = await pool.any(sql.type(InstanceRow)`
+      SELECT id, customer_id, name, manager_instance, webhook_token_hash FROM instances WHERE id = ANY(${sql.array(ids, 'text')})`);
     return new Map(rows.map((row) => [row.id, row]));
   });
 }
+
+const ClaimedEvent = z.object({ event_id: z.string() });
 
 interface Claim {
   instanceId: string;
@@ -49,16 +53,15 @@ interface Claim {
  * Concurrent webhooks are claimed together in one statement (one commit); of two copies in one
  * batch the first wins.
  */
-function ingestClaims(pool: Pool): GroupCommit<Claim, boolean> {
+function ingestClaims(pool: Queryable): GroupCommit<Claim, boolean> {
   return new GroupCommit<Claim, boolean>(async (claims) => {
     const first = new Map<string, Claim>();
     for (const claim of claims) if (!first.has(`${claim.instanceId} ${claim.digest}`)) first.set(`${claim.instanceId} ${claim.digest}`, claim);
     const unique = [...first.values()];
-    const { rows } = await pool.query<{ event_id: string }>(
-      `INSERT INTO instance_event_ingest (instance_id, digest, event_id)
-       SELECT * FROM unnest($1::text[], $2::text[], $3::text[]) ON CONFLICT DO NOTHING RETURNING event_id`,
-      [unique.map((c) => c.instanceId), unique.map((c) => c.digest), unique.map((c) => c.eventId)],
-    );
+    const rows = await pool.any(sql.type(ClaimedEvent)`
+      INSERT INTO instance_event_ingest (instance_id, digest, event_id)
+      SELECT * FROM ${sql.unnest(unique.map((c) => [c.instanceId, c.digest, c.eventId]), ['text', 'text', 'text'])}
+      ON CONFLICT DO NOTHING RETURNING event_id`);
     const claimed = new Set(rows.map((r) => r.event_id));
     return claims.map((claim) => claimed.has(claim.eventId));
   });
@@ -98,7 +101,8 @@ export async function instanceEventsRoutes(app: FastifyInstance, deps: InstanceE
     const problem = envelopeProblem(recorded);
     if (problem) {
       const event = /^[A-Za-z0-9._-]{1,64}$/.test(recorded.event) ? recorded.event : '(invalid)';
-      await deps.pool.query('SELECT record_instance_event_rejection($1, $2, $3, $4, $5)', [instance.id, digest, event, problem, 'ingest']);
+      // In FROM: the void function's row then has no column, as a statement's result should.
+      await deps.pool.query(sql.typeAlias('void')`SELECT FROM record_instance_event_rejection(${instance.id}, ${digest}, ${event}, ${problem}, 'ingest')`);
       request.log.warn({ instance_id: instance.id, event, reason: problem }, 'instance event rejected');
       throw new ApiError('validation_error', `The instance event was rejected: ${problem}.`, { reason: problem, digest }, 400);
     }
@@ -123,7 +127,9 @@ export async function instanceEventsRoutes(app: FastifyInstance, deps: InstanceE
       await deps.kafka.send([record]);
     } catch (error) {
       // Not appended: release the claim so the manager's retry is taken.
-      await deps.pool.query('DELETE FROM instance_event_ingest WHERE instance_id = $1 AND digest = $2', [instance.id, digest]).catch(() => undefined);
+      await deps.pool
+        .query(sql.typeAlias('void')`DELETE FROM instance_event_ingest WHERE instance_id = ${instance.id} AND digest = ${digest}`)
+        .catch(() => undefined);
       throw error;
     }
     return { success: true, status: 'accepted' };

@@ -1,4 +1,4 @@
-import type { Pool } from '@gw/db';
+import { jsonOf, sql, z, type Queryable } from '@gw/db';
 import type { SecretBox } from '@gw/security';
 
 export interface PbxIntegration {
@@ -16,24 +16,25 @@ export interface PbxIntegration {
   disabled: boolean;
 }
 
-export async function loadIntegration(pool: Pool, box: SecretBox, id: number): Promise<PbxIntegration | null> {
-  const result = await pool.query<{
-    id: number;
-    customer_id: string;
-    instance_id: string;
-    manager_instance: string;
-    secret_hash: Buffer;
-    hmac_secret_enc: string | null;
-    templates: Record<string, string>;
-    enabled_events: string[];
-    default_purpose: string;
-    rate_limit_per_minute: number;
-    disabled_at: Date | null;
-  }>(
-    `SELECT p.*, i.manager_instance FROM pbx_integrations p JOIN instances i ON i.id = p.instance_id WHERE p.id = $1`,
-    [id],
-  );
-  const row = result.rows[0];
+const IntegrationRow = z.object({
+  id: z.number(),
+  customer_id: z.string(),
+  instance_id: z.string(),
+  manager_instance: z.string(),
+  secret_hash: z.instanceof(Buffer),
+  hmac_secret_enc: z.string().nullable(),
+  templates: z.record(z.string()),
+  enabled_events: z.array(z.string()),
+  default_purpose: z.string(),
+  rate_limit_per_minute: z.number(),
+  disabled_at: z.date().nullable(),
+});
+
+export async function loadIntegration(pool: Queryable, box: SecretBox, id: number): Promise<PbxIntegration | null> {
+  const row = await pool.maybeOne(sql.type(IntegrationRow)`
+    SELECT p.id, p.customer_id, p.instance_id, i.manager_instance, p.secret_hash, p.hmac_secret_enc, p.templates,
+           p.enabled_events, p.default_purpose, p.rate_limit_per_minute, p.disabled_at
+      FROM pbx_integrations p JOIN instances i ON i.id = p.instance_id WHERE p.id = ${id}`);
   if (!row) return null;
   return {
     id: row.id,
@@ -51,60 +52,60 @@ export async function loadIntegration(pool: Pool, box: SecretBox, id: number): P
 }
 
 /** Records a signature as used; false when it was used already inside the replay window. */
-export async function useSignature(pool: Pool, integrationId: number, signature: string, windowSeconds: number): Promise<boolean> {
+export async function useSignature(pool: Queryable, integrationId: number, signature: string, windowSeconds: number): Promise<boolean> {
   // Forget signatures older than twice the window: their timestamps are refused anyway.
-  await pool.query(`DELETE FROM pbx_signatures_used WHERE integration_id = $1 AND used_at < now() - make_interval(secs => $2)`, [integrationId, windowSeconds * 2]);
-  const inserted = await pool.query('INSERT INTO pbx_signatures_used (integration_id, signature) VALUES ($1, $2) ON CONFLICT DO NOTHING', [integrationId, signature]);
+  await pool.query(sql.typeAlias('void')`
+    DELETE FROM pbx_signatures_used WHERE integration_id = ${integrationId} AND used_at < now() - make_interval(secs => ${windowSeconds * 2})`);
+  const inserted = await pool.query(sql.typeAlias('void')`
+    INSERT INTO pbx_signatures_used (integration_id, signature) VALUES (${integrationId}, ${signature}) ON CONFLICT DO NOTHING`);
   return inserted.rowCount === 1;
 }
 
+/** The answer recorded for a PBX event, replayed to the PBX's retries. */
+const PbxResponseRecord = z.object({ status: z.number(), body: z.record(z.unknown()) });
+export type PbxResponseRecord = z.infer<typeof PbxResponseRecord>;
+
 export type RequestClaim = { kind: 'new' } | { kind: 'replay'; commandId: string; response: PbxResponseRecord | null; ageMs: number };
 
-export interface PbxResponseRecord {
-  status: number;
-  body: Record<string, unknown>;
-}
+const HeldRequest = z.object({ command_id: z.string(), response: PbxResponseRecord.nullable(), age_ms: z.number() });
 
 /**
  * Claims a PBX event for processing by its dedupe key; a key seen before returns the recorded
  * command (and its response once known), so the same event never sends twice.
  */
-export async function claimRequest(pool: Pool, integrationId: number, dedupeKey: string, commandId: string, windowSeconds: number): Promise<RequestClaim> {
+export async function claimRequest(pool: Queryable, integrationId: number, dedupeKey: string, commandId: string, windowSeconds: number): Promise<RequestClaim> {
   // Body-digest keys only deduplicate inside the replay window.
-  await pool.query(
-    `DELETE FROM pbx_requests WHERE integration_id = $1 AND dedupe_key LIKE 'body:%' AND created_at < now() - make_interval(secs => $2)`,
-    [integrationId, windowSeconds],
-  );
-  const inserted = await pool.query(
-    'INSERT INTO pbx_requests (integration_id, dedupe_key, command_id) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING',
-    [integrationId, dedupeKey, commandId],
-  );
+  await pool.query(sql.typeAlias('void')`
+    DELETE FROM pbx_requests
+     WHERE integration_id = ${integrationId} AND dedupe_key LIKE 'body:%' AND created_at < now() - make_interval(secs => ${windowSeconds})`);
+  const inserted = await pool.query(sql.typeAlias('void')`
+    INSERT INTO pbx_requests (integration_id, dedupe_key, command_id) VALUES (${integrationId}, ${dedupeKey}, ${commandId}) ON CONFLICT DO NOTHING`);
   if (inserted.rowCount === 1) return { kind: 'new' };
-  const existing = await pool.query<{ command_id: string; response: PbxResponseRecord | null; age_ms: number }>(
-    `SELECT command_id, response, (extract(epoch FROM now() - created_at) * 1000)::float8 AS age_ms
-       FROM pbx_requests WHERE integration_id = $1 AND dedupe_key = $2`,
-    [integrationId, dedupeKey],
-  );
-  const row = existing.rows[0];
+  const row = await pool.maybeOne(sql.type(HeldRequest)`
+    SELECT command_id, response, (extract(epoch FROM now() - created_at) * 1000)::float8 AS age_ms
+      FROM pbx_requests WHERE integration_id = ${integrationId} AND dedupe_key = ${dedupeKey}`);
   // Released by the request that held it between our insert and this read: ours to take now.
   if (!row) return claimRequest(pool, integrationId, dedupeKey, commandId, windowSeconds);
-  return { kind: 'replay', commandId: row.command_id, response: row.response, ageMs: Number(row.age_ms) };
+  return { kind: 'replay', commandId: row.command_id, response: row.response, ageMs: row.age_ms };
 }
 
 /** Gives a claim up when its event could not be appended, so the PBX's retry is taken as new. */
-export async function releaseClaim(pool: Pool, integrationId: number, dedupeKey: string, commandId: string): Promise<void> {
-  await pool.query('DELETE FROM pbx_requests WHERE integration_id = $1 AND dedupe_key = $2 AND command_id = $3 AND response IS NULL', [integrationId, dedupeKey, commandId]);
+export async function releaseClaim(pool: Queryable, integrationId: number, dedupeKey: string, commandId: string): Promise<void> {
+  await pool.query(sql.typeAlias('void')`
+    DELETE FROM pbx_requests
+     WHERE integration_id = ${integrationId} AND dedupe_key = ${dedupeKey} AND command_id = ${commandId} AND response IS NULL`);
 }
 
-export async function recordResponse(pool: Pool, integrationId: number, dedupeKey: string, response: PbxResponseRecord): Promise<void> {
-  await pool.query('UPDATE pbx_requests SET response = $3 WHERE integration_id = $1 AND dedupe_key = $2', [integrationId, dedupeKey, JSON.stringify(response)]);
+export async function recordResponse(pool: Queryable, integrationId: number, dedupeKey: string, response: PbxResponseRecord): Promise<void> {
+  await pool.query(sql.typeAlias('void')`
+    UPDATE pbx_requests SET response = ${jsonOf(response)} WHERE integration_id = ${integrationId} AND dedupe_key = ${dedupeKey}`);
 }
+
+const ModuleSwitch = z.object({ enabled: z.boolean().nullable() });
 
 /** Whether the customer's PBX module is on, from the policy engine's folded state (default off). */
-export async function pbxModuleEnabled(pool: Pool, customerId: string): Promise<boolean> {
-  const result = await pool.query<{ enabled: boolean | null }>(
-    `SELECT (state->'modules'->>'pbx')::boolean AS enabled FROM policy_state WHERE customer_id = $1`,
-    [customerId],
-  );
-  return result.rows[0]?.enabled === true;
+export async function pbxModuleEnabled(pool: Queryable, customerId: string): Promise<boolean> {
+  const row = await pool.maybeOne(sql.type(ModuleSwitch)`
+    SELECT (state->'modules'->>'pbx')::boolean AS enabled FROM policy_state WHERE customer_id = ${customerId}`);
+  return row?.enabled === true;
 }

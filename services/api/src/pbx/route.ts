@@ -11,9 +11,7 @@ import {
   PbxWebhookResponseSchema,
   ref,
   type PbxEventType,
-  DEFAULT_PBX_TEMPLATES,
   findUnsafeText,
-  renderTemplate,
   SAFE_TEXT_RULE,
   TEMPLATE_EVENTS,
 } from '@gw/contract';
@@ -21,10 +19,11 @@ import type { Pool } from '@gw/db';
 import { newEventId, type EventCodec, type SendRequested } from '@gw/events';
 import type { KafkaClient } from '@gw/kafka';
 import { newId, type SecretBox } from '@gw/security';
-import type { ReplyRouter } from '../send-message/reply-router.ts';
+import type { ReplyWaiter } from '../send-message/reply-router.ts';
 import { claimRequest, loadIntegration, pbxModuleEnabled, recordResponse, releaseClaim, useSignature, type PbxIntegration, type PbxResponseRecord } from './pbx-store.ts';
 import { commandDecided } from '../send-message/progress-store.ts';
 import { PbxRateLimiter } from './rate-limiter.ts';
+import { templateText } from './template-text.ts';
 import { verifyPbxRequest } from './verify-request.ts';
 
 export const PBX_BODY_LIMIT = 256 * 1024;
@@ -33,7 +32,7 @@ export interface PbxDeps {
   pool: Pool;
   kafka: KafkaClient;
   codec: EventCodec;
-  replies: ReplyRouter;
+  replies: ReplyWaiter;
   box: SecretBox;
   deadlineMs: number;
   replayWindowSeconds: number;
@@ -82,8 +81,7 @@ function planAction(body: PbxBody, integration: PbxIntegration): { action: 'send
   }
   if ((TEMPLATE_EVENTS as readonly string[]).includes(body.event_type) && integration.enabledEvents.includes(body.event_type)) {
     const phone = phoneOf(body.customer_phone, 'customer_phone');
-    const template = integration.templates[body.event_type] ?? DEFAULT_PBX_TEMPLATES[body.event_type]!;
-    const text = renderTemplate(template, { customer_phone: phone, agent_extension: body.agent_extension, queue: body.queue, call_time: body.call_time });
+    const text = templateText(integration.templates, body.event_type, { customer_phone: phone, agent_extension: body.agent_extension, queue: body.queue, call_time: body.call_time });
     return { action: 'send', phone, text, purpose: body.message_purpose ?? integration.defaultPurpose };
   }
   return { action: 'record' };

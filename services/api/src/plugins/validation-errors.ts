@@ -36,7 +36,8 @@ export function fromValidation(issues: ValidationIssue[], context?: string): Api
   const others = errors.filter((e) => e.field !== 'message_purpose');
   if (others.length === 0 && errors.length > 0) {
     const purpose = errors[0]!;
-    if (purpose.rule === 'required' || purpose.rule === 'minLength') {
+    // An empty purpose fails both minLength and enum: it was not given, so it is required.
+    if (errors.some((e) => e.rule === 'required' || e.rule === 'minLength')) {
       return new ApiError('message_purpose_required', 'message_purpose is required.', {
         field: 'message_purpose',
         allowed: MESSAGE_PURPOSES,

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Pool } from '@gw/db';
+import type { Queryable } from '@gw/db';
 import { CORRELATION_HEADER, type EventCodec, type Topics } from '@gw/events';
 import type { ConsumedRecord, KafkaClient, RunningConsumer } from '@gw/kafka';
 import { describeError, type Logger } from '@gw/observability';
@@ -12,6 +12,9 @@ interface Waiter {
   since: number;
   wake: () => void;
 }
+
+/** What the routes use of the router: a fake answers in route tests. */
+export type ReplyWaiter = Pick<ReplyRouter, 'wait'>;
 
 /**
  * Request-reply over Kafka: every API process reads the decision and delivery topics with a
@@ -30,7 +33,7 @@ export class ReplyRouter {
     private readonly kafka: KafkaClient,
     private readonly codec: EventCodec,
     private readonly topics: Topics,
-    private readonly pool: Pool,
+    private readonly pool: Queryable,
     private readonly logger: Logger,
     private readonly fallbackPollMs = 1000,
   ) {}

@@ -1,9 +1,11 @@
-import type { Pool, PoolClient } from '@gw/db';
+import { sql, z, type Queryable } from '@gw/db';
 import type { DeliveryFailed, MessageDispatched, SendDecided } from '@gw/events';
 
 export type DeliveryOutcome = { type: 'MessageDispatched'; payload: MessageDispatched } | { type: 'DeliveryFailed'; payload: DeliveryFailed };
 
-type Queryable = Pool | PoolClient;
+const MessageId = z.object({ message_id: z.string() });
+// outcome_event is the outcome this service wrote (recordOutcomes): trusted, not re-checked.
+const RecordedOutcome = z.object({ message_id: z.string(), state: z.string(), outcome_event: z.custom<DeliveryOutcome>().nullable() });
 
 /**
  * Claims the decisions of a batch for sending: a row is inserted per message before any send, so
@@ -11,33 +13,22 @@ type Queryable = Pool | PoolClient;
  * kept on the row while its outcome is open (the resolver needs them). Returns the message ids
  * claimed now. Each message id must appear once in `decisions`.
  */
-export async function claim(pool: Pool, decisions: SendDecided[]): Promise<Set<string>> {
+export async function claim(db: Queryable, decisions: SendDecided[]): Promise<Set<string>> {
   if (decisions.length === 0) return new Set();
-  const result = await pool.query<{ message_id: string }>(
-    `INSERT INTO deliveries (message_id, command_id, customer_id, instance_id, log_id, state, dispatch_phone, dispatch_text)
-     SELECT m, c, cu, i, l, 'dispatching', ph, tx FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[], $6::text[], $7::text[]) AS t(m, c, cu, i, l, ph, tx)
-     ON CONFLICT DO NOTHING
-     RETURNING message_id`,
-    [
-      decisions.map((d) => d.message_id),
-      decisions.map((d) => d.correlation_id),
-      decisions.map((d) => d.customer_id),
-      decisions.map((d) => d.instance_id),
-      decisions.map((d) => d.log_id),
-      decisions.map((d) => d.dispatch!.phone),
-      decisions.map((d) => d.dispatch!.text),
-    ],
-  );
-  return new Set(result.rows.map((r) => r.message_id));
+  const tuples = decisions.map((d) => [d.message_id, d.correlation_id, d.customer_id, d.instance_id, d.log_id, d.dispatch!.phone, d.dispatch!.text]);
+  const claimed = await db.anyFirst(sql.type(MessageId)`
+    INSERT INTO deliveries (message_id, command_id, customer_id, instance_id, log_id, state, dispatch_phone, dispatch_text)
+    SELECT m, c, cu, i, l, 'dispatching', ph, tx FROM ${sql.unnest(tuples, ['text', 'text', 'text', 'text', 'int8', 'text', 'text'])} AS t(m, c, cu, i, l, ph, tx)
+    ON CONFLICT DO NOTHING
+    RETURNING message_id`);
+  return new Set(claimed);
 }
 
 /** The recorded outcome of each message (null while it is open: dispatching or unknown). */
-export async function recordedOutcomes(pool: Pool, messageIds: string[]): Promise<Map<string, { state: string; outcome: DeliveryOutcome | null }>> {
-  const result = await pool.query<{ message_id: string; state: string; outcome_event: DeliveryOutcome | null }>(
-    'SELECT message_id, state, outcome_event FROM deliveries WHERE message_id = ANY($1::text[])',
-    [messageIds],
-  );
-  return new Map(result.rows.map((r) => [r.message_id, { state: r.state, outcome: r.outcome_event }]));
+export async function recordedOutcomes(db: Queryable, messageIds: string[]): Promise<Map<string, { state: string; outcome: DeliveryOutcome | null }>> {
+  const rows = await db.any(sql.type(RecordedOutcome)`
+    SELECT message_id, state, outcome_event FROM deliveries WHERE message_id = ANY(${sql.array(messageIds, 'text')})`);
+  return new Map(rows.map((r) => [r.message_id, { state: r.state, outcome: r.outcome_event }]));
 }
 
 export interface AttemptOutcome {
@@ -49,6 +40,8 @@ export interface AttemptOutcome {
   detail: string | null;
 }
 
+const stateOf = (r: AttemptOutcome) => (!r.outcome ? 'unknown' : r.outcome.type === 'MessageDispatched' ? 'dispatched' : 'failed');
+
 /**
  * Records the outcomes of attempts in one statement, each only if its attempt is still the
  * message's current and open one (a late answer of an attempt the resolver gave up on changes
@@ -56,24 +49,23 @@ export interface AttemptOutcome {
  */
 export async function recordOutcomes(db: Queryable, rows: AttemptOutcome[]): Promise<Set<string>> {
   if (rows.length === 0) return new Set();
-  const field = <T>(pick: (row: AttemptOutcome) => T) => rows.map(pick);
-  const result = await db.query<{ message_id: string }>(
-    `UPDATE deliveries AS d SET state = u.state, provider_message_id = u.provider_id, failure_reason = u.reason,
-       failure_detail = u.detail, outcome_event = u.outcome, updated_at = now(),
-       dispatch_phone = CASE WHEN u.state = 'unknown' THEN d.dispatch_phone END,
-       dispatch_text = CASE WHEN u.state = 'unknown' THEN d.dispatch_text END
-     FROM unnest($1::text[], $2::int[], $3::text[], $4::text[], $5::text[], $6::text[], $7::jsonb[]) AS u(message_id, attempt, state, provider_id, reason, detail, outcome)
-     WHERE d.message_id = u.message_id AND d.attempt = u.attempt AND d.state IN ('dispatching', 'unknown')
-     RETURNING d.message_id`,
-    [
-      field((r) => r.messageId),
-      field((r) => r.attempt),
-      field((r) => (!r.outcome ? 'unknown' : r.outcome.type === 'MessageDispatched' ? 'dispatched' : 'failed')),
-      field((r) => (r.outcome?.type === 'MessageDispatched' ? r.outcome.payload.provider_message_id : null)),
-      field((r) => (r.outcome?.type === 'DeliveryFailed' ? r.outcome.payload.reason : null)),
-      field((r) => (r.outcome?.type === 'DeliveryFailed' ? r.outcome.payload.detail : r.detail)),
-      field((r) => (r.outcome ? JSON.stringify(r.outcome) : null)),
-    ],
-  );
-  return new Set(result.rows.map((r) => r.message_id));
+  // The outcomes go as JSON text in a jsonb[] (sql.json and jsonOf bind one value, not an array of them).
+  const tuples = rows.map((r) => [
+    r.messageId,
+    r.attempt,
+    stateOf(r),
+    r.outcome?.type === 'MessageDispatched' ? r.outcome.payload.provider_message_id : null,
+    r.outcome?.type === 'DeliveryFailed' ? r.outcome.payload.reason : null,
+    r.outcome?.type === 'DeliveryFailed' ? r.outcome.payload.detail : r.detail,
+    r.outcome ? JSON.stringify(r.outcome) : null,
+  ]);
+  const recorded = await db.anyFirst(sql.type(MessageId)`
+    UPDATE deliveries AS d SET state = u.state, provider_message_id = u.provider_id, failure_reason = u.reason,
+      failure_detail = u.detail, outcome_event = u.outcome, updated_at = now(),
+      dispatch_phone = CASE WHEN u.state = 'unknown' THEN d.dispatch_phone END,
+      dispatch_text = CASE WHEN u.state = 'unknown' THEN d.dispatch_text END
+    FROM ${sql.unnest(tuples, ['text', 'int4', 'text', 'text', 'text', 'text', 'jsonb'])} AS u(message_id, attempt, state, provider_id, reason, detail, outcome)
+    WHERE d.message_id = u.message_id AND d.attempt = u.attempt AND d.state IN ('dispatching', 'unknown')
+    RETURNING d.message_id`);
+  return new Set(recorded);
 }

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { sql, z } from '@gw/db';
 import { SecretBox } from '@gw/security';
 import { readTopic } from '../../../../test/support/topic-reader.ts';
 import { claim, recordOutcomes } from '../dispatch/delivery-store.ts';
@@ -21,15 +22,25 @@ function resolver(settings: Partial<ResolverSettings> = {}) {
 async function interrupted(n: number, text: string, agoMs = 5_000) {
   const decision = acceptedDecision(suite.fixture, n, text);
   await claim(suite.fixture.runtime.pool, [decision]);
-  await suite.fixture.runtime.pool.query(
-    "UPDATE deliveries SET attempt_started_at = now() - make_interval(secs => $2::float8 / 1000), created_at = now() - make_interval(secs => $2::float8 / 1000) WHERE message_id = $1",
-    [decision.message_id, agoMs],
-  );
+  await suite.fixture.runtime.pool.query(sql.typeAlias('void')`
+    UPDATE deliveries SET attempt_started_at = now() - make_interval(secs => ${agoMs}::float8 / 1000),
+      created_at = now() - make_interval(secs => ${agoMs}::float8 / 1000)
+     WHERE message_id = ${decision.message_id}`);
   return decision;
 }
 
-const row = async (messageId: string) =>
-  (await suite.fixture.runtime.pool.query('SELECT state, attempt, provider_message_id, failure_reason, failed_checks, dispatch_text FROM deliveries WHERE message_id = $1', [messageId])).rows[0];
+const DeliveryRow = z.object({
+  state: z.string(),
+  attempt: z.number(),
+  provider_message_id: z.string().nullable(),
+  failure_reason: z.string().nullable(),
+  failed_checks: z.number(),
+  dispatch_text: z.string().nullable(),
+});
+
+const row = (messageId: string) =>
+  suite.fixture.runtime.pool.maybeOne(sql.type(DeliveryRow)`
+    SELECT state, attempt, provider_message_id, failure_reason, failed_checks, dispatch_text FROM deliveries WHERE message_id = ${messageId}`);
 
 const sim = (method: string, path: string, body?: unknown) => suite.fixture.simulator.call(method, path, body === undefined ? {} : { body });
 
@@ -72,7 +83,7 @@ describe('the resolver of open sends', () => {
       // Not due again until its backoff has passed.
       await resolver().resolveDue();
       expect(await row(decision.message_id)).toMatchObject({ failed_checks: 1 });
-      await suite.fixture.runtime.pool.query('UPDATE deliveries SET next_check_at = now() WHERE message_id = $1', [decision.message_id]);
+      await suite.fixture.runtime.pool.query(sql.typeAlias('void')`UPDATE deliveries SET next_check_at = now() WHERE message_id = ${decision.message_id}`);
       await resolver({ ackDeadlineMs: 3_000 }).resolveDue();
       expect(await row(decision.message_id)).toMatchObject({ state: 'failed', failure_reason: 'no_ack' });
       expect((await suite.fixture.ledger()).get('manager unreachable')).toBeUndefined();

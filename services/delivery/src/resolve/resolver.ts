@@ -1,4 +1,3 @@
-import { withTransaction } from '@gw/db';
 import { derivedEventId } from '@gw/events';
 import { findSentMessage } from '@gw/evolution';
 import { describeError } from '@gw/observability';
@@ -120,8 +119,8 @@ export class OpenSendResolver {
   /** Records the outcome for the attempt it settles and appends its records before committing. */
   private async settle(task: SendTask, outcome: DeliveryOutcome): Promise<void> {
     const { pool, kafka, codec } = this.deps.runtime;
-    await withTransaction(pool, async (client) => {
-      const recorded = await recordOutcomes(client, [{ messageId: task.messageId, attempt: task.attempt, outcome, detail: null }]);
+    await pool.transaction(async (tx) => {
+      const recorded = await recordOutcomes(tx, [{ messageId: task.messageId, attempt: task.attempt, outcome, detail: null }]);
       // Someone settled or resent it meanwhile: theirs is the outcome.
       if (!recorded.has(task.messageId)) return;
       await kafka.send(await outcomeRecords(codec, task, outcome));

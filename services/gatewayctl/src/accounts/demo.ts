@@ -1,14 +1,11 @@
 import type { Pool } from '@gw/db';
 import type { SecretBox } from '@gw/security';
 import { randomBytes } from 'node:crypto';
-import { createApiKey } from './api-keys.ts';
-import { createCustomer } from './customers.ts';
-import { createInstance, pairOnSimulator } from './instances.ts';
-import { setInstanceWebhook } from './instance-webhook.ts';
+import { createApiKey, createCustomer, createInstance, createPbx, saveWebhook, setInstanceWebhook, type DestinationRules } from '@gw/accounts';
+import { pairOnSimulator } from './simulator.ts';
 import type { FactLog } from '../policy/fact-log.ts';
 import { setPlan, toggleModules } from '../policy/commands.ts';
-import { createPbx } from '../pbx/commands.ts';
-import { checkWebhookChoice, saveWebhook, type DestinationRules } from '../webhooks/configure.ts';
+import { checkWebhookChoice } from '../webhooks/operator-words.ts';
 
 export interface DemoSettings {
   baseUrl: string;

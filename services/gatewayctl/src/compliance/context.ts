@@ -21,11 +21,11 @@ export interface ComplianceDeps {
   connection?: ComplianceConnection;
 }
 
-export function complianceDeps(config: GatewayConfig, pool?: Pool): ComplianceDeps {
+export async function complianceDeps(config: GatewayConfig, pool?: Pool): Promise<ComplianceDeps> {
   const topics = new Topics(config.topicPrefix, config.topicPartitions);
   return {
     // Operator passes read and rebuild whole projections: statements bounded, but generously.
-    pool: pool ?? createPool(config.databaseUrl, 3, { ...config.database, statementTimeoutMs: 600_000 }),
+    pool: pool ?? (await createPool(config.databaseUrl, { maxConnections: 3, ...config.database, statementTimeoutMs: 600_000 })),
     kafka: new KafkaInspector(config.kafkaBrokers, config.topicPrefix),
     // Decoding needs no registration: schemas are fetched by the id in each record.
     codec: new EventCodec(config.schemaRegistryUrl, topics),

@@ -1,28 +1,34 @@
 import { randomBytes } from 'node:crypto';
-import { withTransaction, type PoolClient } from '@gw/db';
+import { sql, z, type Queryable } from '@gw/db';
 import type { RuleOutcome } from '@gw/events';
+import { PolicyLogRow } from '@gw/policy-log';
+
+type Fragment = ReturnType<typeof sql.fragment>;
+
+/** A `SELECT count(*) AS n`. */
+export const Count = z.object({ n: z.number() });
+
+/** The policy_log columns the compliance commands read: exactly those PolicyLogRow parses. */
+export const POLICY_LOG_COLUMNS = sql.join(Object.keys(PolicyLogRow.shape).map((column) => sql.identifier([column])), sql.fragment`, `);
 
 /**
- * Streams a query's rows in batches through a server-side cursor. Must run inside a transaction
- * (see readSnapshot), so memory stays bounded whatever the size of the log.
+ * Streams a query's rows in batches of 1,000 through a server-side cursor, each row parsed by
+ * `row`. Must run inside a transaction (see readSnapshot), so memory stays bounded whatever the
+ * size of the log. (FETCH takes its count as a literal, never as a parameter.)
  */
-export async function* cursor<T>(client: PoolClient, sql: string, params: unknown[] = [], batchSize = 1000): AsyncGenerator<T[]> {
-  const name = `compliance_${randomBytes(4).toString('hex')}`;
-  await client.query(`DECLARE ${name} NO SCROLL CURSOR FOR ${sql}`, params);
+export async function* cursor<T extends z.ZodTypeAny>(tx: Queryable, row: T, query: Fragment): AsyncGenerator<ReadonlyArray<z.infer<T>>> {
+  const name = sql.identifier([`compliance_${randomBytes(4).toString('hex')}`]);
+  const fetch = sql.type(row)`FETCH FORWARD 1000 FROM ${name}`;
+  await tx.query(sql.typeAlias('void')`DECLARE ${name} NO SCROLL CURSOR FOR ${query}`);
   try {
     for (;;) {
-      const result = await client.query<T & object>(`FETCH FORWARD ${batchSize} FROM ${name}`);
-      if (result.rows.length === 0) return;
-      yield result.rows as T[];
+      const rows = await tx.any(fetch);
+      if (rows.length === 0) return;
+      yield rows;
     }
   } finally {
-    await client.query(`CLOSE ${name}`).catch(() => undefined);
+    await tx.query(sql.typeAlias('void')`CLOSE ${name}`).catch(() => undefined);
   }
-}
-
-/** A read-only, repeatable-read transaction: one consistent snapshot for a whole export or check. */
-export function readSnapshot<T>(pool: { connect(): Promise<PoolClient> }, work: (client: PoolClient) => Promise<T>): Promise<T> {
-  return withTransaction(pool, work, 'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
 }
 
 /** The send's source is not a policy_log column; the first rule (module_enabled) always records it. */

@@ -1,8 +1,8 @@
 import { once } from 'node:events';
 import type { Writable } from 'node:stream';
-import type { Pool } from '@gw/db';
-import { fromLogRow, type PolicyLogRow } from '@gw/policy-log';
-import { cursor, readSnapshot } from './entries.ts';
+import { readSnapshot, sql, type Pool } from '@gw/db';
+import { fromLogRow, PolicyLogRow } from '@gw/policy-log';
+import { Count, cursor, POLICY_LOG_COLUMNS } from './entries.ts';
 import type { ProgressCallback } from './progress.ts';
 
 export type ExportFormat = 'ndjson' | 'csv';
@@ -14,7 +14,6 @@ export interface ExportOptions {
   to: Date;
   customerId?: string;
   format: ExportFormat;
-  batchSize?: number;
   onProgress?: ProgressCallback;
 }
 
@@ -27,7 +26,7 @@ export const CSV_COLUMNS = [
 function exportRecord(row: PolicyLogRow) {
   return {
     log_id: row.log_id,
-    decided_at: new Date(row.decided_at).toISOString(),
+    decided_at: row.decided_at.toISOString(),
     occurred_at: fromLogRow(row).occurred_at,
     command_id: row.command_id,
     event_id: row.event_id,
@@ -60,20 +59,17 @@ export function csvField(value: unknown): string {
  * cursor, honouring the output's back-pressure: memory stays bounded by one batch.
  */
 export async function exportPolicyLog(pool: Pool, out: Writable, options: ExportOptions): Promise<{ rows: number }> {
-  const params: unknown[] = [options.from, options.to];
-  let where = 'decided_at >= $1 AND decided_at < $2';
-  if (options.customerId) {
-    params.push(options.customerId);
-    where += ' AND customer_id = $3';
-  }
-  return readSnapshot(pool, async (client) => {
-    const total = Number((await client.query<{ n: string }>(`SELECT count(*) AS n FROM policy_log WHERE ${where}`, params)).rows[0]?.n ?? 0);
+  const customer = options.customerId ? sql.fragment` AND customer_id = ${options.customerId}` : sql.fragment``;
+  const where = sql.fragment`decided_at >= ${options.from.toISOString()}::timestamptz AND decided_at < ${options.to.toISOString()}::timestamptz${customer}`;
+  return readSnapshot(pool, async (tx) => {
+    const total = await tx.oneFirst(sql.type(Count)`SELECT count(*) AS n FROM policy_log WHERE ${where}`);
     let rows = 0;
     const write = async (chunk: string) => {
       if (!out.write(chunk)) await once(out, 'drain');
     };
     if (options.format === 'csv') await write(`${CSV_COLUMNS.join(',')}\r\n`);
-    for await (const batch of cursor<PolicyLogRow>(client, `SELECT * FROM policy_log WHERE ${where} ORDER BY log_id`, params, options.batchSize ?? 1000)) {
+    const query = sql.fragment`SELECT ${POLICY_LOG_COLUMNS} FROM policy_log WHERE ${where} ORDER BY log_id`;
+    for await (const batch of cursor(tx, PolicyLogRow, query)) {
       let chunk = '';
       for (const row of batch) {
         const record = exportRecord(row);

@@ -1,13 +1,16 @@
-import { withTransaction, type PoolClient } from '@gw/db';
+import { sql, z } from '@gw/db';
 import type { AnyEvent, SendDecided } from '@gw/events';
 import { insertEntries, ProjectionBatch } from '@gw/policy-log';
 import type { ComplianceDeps } from './context.ts';
 import type { PartitionRange } from '@gw/kafka';
+import { Count } from './entries.ts';
 import type { ProgressCallback } from './progress.ts';
 import { digestOf, Replayer, replayFields } from './replay.ts';
 import { readDeadLetters, skippedPositions } from '../dlq/letters.ts';
+import { CliError } from '../action.ts';
 
-export class RebuildRefused extends Error {}
+/** Meant for the operator: printed as is. */
+export class RebuildRefused extends CliError {}
 
 export interface RebuildOptions {
   /** Rebuild even when the policy consumer group has active members. */
@@ -41,6 +44,7 @@ export const REBUILT_TABLES = ['policy_state', 'policy_offsets', 'policy_chain',
 
 const total = (ends: Map<number, PartitionRange>) => [...ends.values()].reduce((n, r) => n + Number(r.end - r.low), 0);
 
+const SequenceValue = z.object({ v: z.number() });
 
 /**
  * Rebuilds the policy consumer's projections from Kafka, from zero, in one Postgres transaction:
@@ -72,8 +76,8 @@ export async function rebuildProjections(deps: ComplianceDeps, options: RebuildO
   const decisionEnds = await kafka.endOffsets(decisionsTopic);
   const customerEnds = await kafka.endOffsets(customerTopic);
 
-  return withTransaction(pool, async (client) => {
-    await client.query(`TRUNCATE ${REBUILT_TABLES.join(', ')}`);
+  return pool.transaction(async (tx) => {
+    await tx.query(sql.typeAlias('void')`TRUNCATE ${sql.join(REBUILT_TABLES.map((table) => sql.identifier([table])), sql.fragment`, `)}`);
 
     // 1. policy_log from the decisions topic.
     const kept = new Map<number, string>(); // log_id → digest of the kept record
@@ -110,7 +114,7 @@ export async function rebuildProjections(deps: ComplianceDeps, options: RebuildO
           if (entry.log_id > maxLogId) maxLogId = entry.log_id;
           fresh.push(entry);
         }
-        for (let i = 0; i < fresh.length; i += 500) inserted += await insertEntries(client, fresh.slice(i, i + 500));
+        for (let i = 0; i < fresh.length; i += 500) inserted += await insertEntries(tx, fresh.slice(i, i + 500));
         progress({ phase: 'decisions', done: decisionRecords, total: decisionsTotal });
       },
     });
@@ -118,7 +122,7 @@ export async function rebuildProjections(deps: ComplianceDeps, options: RebuildO
 
     // 2. Fold customer-events as the consumer does.
     const replayer = new Replayer();
-    const projections = new ProjectionBatch(client);
+    const projections = new ProjectionBatch(tx);
     const next = new Map<number, bigint>();
     const stopped = new Map<number, { offset: bigint; command_id: string }>();
     let customerEvents = 0;
@@ -165,33 +169,29 @@ export async function rebuildProjections(deps: ComplianceDeps, options: RebuildO
     // 3. Folded fact ids, states, offsets, chain heads, sequence.
     const factIds = [...replayer.foldedFacts];
     for (let i = 0; i < factIds.length; i += 5000) {
-      await client.query('INSERT INTO policy_facts (event_id) SELECT unnest($1::text[])', [factIds.slice(i, i + 5000)]);
+      await tx.query(sql.typeAlias('void')`INSERT INTO policy_facts (event_id) SELECT unnest(${sql.array(factIds.slice(i, i + 5000), 'text')})`);
     }
     const states = [...replayer.states.entries()];
     for (let i = 0; i < states.length; i += 500) {
       const slice = states.slice(i, i + 500);
-      await client.query(
-        `INSERT INTO policy_state (customer_id, state, updated_at) VALUES ${slice.map((_, j) => `($${j * 2 + 1}, $${j * 2 + 2}, now())`).join(',')}`,
-        slice.flatMap(([customerId, state]) => [customerId, JSON.stringify(state)]),
-      );
+      await tx.query(sql.typeAlias('void')`
+        INSERT INTO policy_state (customer_id, state, updated_at)
+        SELECT customer_id, state, now() FROM ${sql.unnest(slice.map(([customerId, state]) => [customerId, JSON.stringify(state)]), ['text', 'json'])} AS s(customer_id, state)`);
     }
     const offsets = [...next.entries()].filter(([, offset]) => offset > 0n).sort((a, b) => a[0] - b[0]);
     for (const [partition, offset] of offsets) {
-      await client.query('INSERT INTO policy_offsets (topic, partition, next_offset) VALUES ($1, $2, $3)', [customerTopic, partition, offset.toString()]);
+      await tx.query(sql.typeAlias('void')`INSERT INTO policy_offsets (topic, partition, next_offset) VALUES (${customerTopic}, ${partition}, ${offset.toString()})`);
     }
     for (const [partition, head] of heads) {
-      await client.query('INSERT INTO policy_chain (partition, head_hash, last_log_id) VALUES ($1, $2, $3)', [partition, head.entry_hash, head.log_id]);
+      await tx.query(sql.typeAlias('void')`INSERT INTO policy_chain (partition, head_hash, last_log_id) VALUES (${partition}, ${head.entry_hash}, ${head.log_id})`);
     }
     let sequence: number | null = null;
     if (maxLogId > 0) {
       // Never backwards: ids handed out by aborted transactions are not reused either.
-      const result = await client.query<{ v: number }>(
-        `SELECT setval('policy_log_log_id_seq', GREATEST((SELECT last_value FROM policy_log_log_id_seq), $1::bigint), true) AS v`,
-        [maxLogId],
-      );
-      sequence = Number(result.rows[0]!.v);
+      sequence = await tx.oneFirst(sql.type(SequenceValue)`
+        SELECT setval('policy_log_log_id_seq', GREATEST((SELECT last_value FROM policy_log_log_id_seq), ${maxLogId}::bigint), true) AS v`);
     }
-    const count = async (table: string) => Number((await client.query<{ n: string }>(`SELECT count(*) AS n FROM ${table}`)).rows[0]!.n);
+    const count = (table: (typeof REBUILT_TABLES)[number]) => tx.oneFirst(sql.type(Count)`SELECT count(*) AS n FROM ${sql.identifier([table])}`);
     const report: RebuildReport = {
       rebuilt: true,
       policy_log: inserted,

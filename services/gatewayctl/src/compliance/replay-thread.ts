@@ -1,6 +1,8 @@
 // verify's replay on a worker thread: the decider is CPU work, and beside it the calling thread
-// reads Postgres and the decisions topic. The worker opens its own connections from plain
-// settings, replays (replay.ts) and posts the outcome back.
+// reads Postgres and the decisions topic (more threads were measured: a third for the decisions
+// topic, and the partitions dealt out to one replay thread per core; neither was faster on two
+// cores, as each thread loads and compiles its own modules). The worker opens its own
+// connections from plain settings, replays (replay.ts) and posts its progress and outcome back.
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import { EventCodec, Topics } from '@gw/events';
 import { KafkaInspector } from '@gw/kafka';
@@ -11,12 +13,16 @@ interface Job {
   connection: ComplianceConnection;
   scope: ReplayScope;
 }
+type Message = { progress: number } | { outcome: ReplayOutcome };
 
-export function replayOnWorkerThread(connection: ComplianceConnection, scope: ReplayScope): Promise<ReplayOutcome> {
+export function replayOnWorkerThread(job: Job, progress: (n: number) => void = () => undefined): Promise<ReplayOutcome> {
   return new Promise((resolve, reject) => {
     // The boot file registers the TypeScript loader in the worker (the CLI runs through tsx).
-    const worker = new Worker(new URL('./replay-thread-boot.mjs', import.meta.url), { workerData: { connection, scope } satisfies Job });
-    worker.once('message', (outcome: ReplayOutcome) => resolve(outcome));
+    const worker = new Worker(new URL('./replay-thread-boot.mjs', import.meta.url), { workerData: job });
+    worker.on('message', (message: Message) => {
+      if ('progress' in message) progress(message.progress);
+      else resolve(message.outcome);
+    });
     worker.once('error', reject);
     worker.once('exit', (code) => {
       if (code !== 0) reject(new Error(`the replay thread exited with code ${code}`));
@@ -27,8 +33,10 @@ export function replayOnWorkerThread(connection: ComplianceConnection, scope: Re
 // In the worker: run the job and post the outcome.
 if (!isMainThread && parentPort && (workerData as Job | undefined)?.scope) {
   const { connection, scope } = workerData as Job;
+  const port = parentPort;
   // The codec only decodes (schemas come by the id in each record); topic names are not needed.
   const codec = new EventCodec(connection.schemaRegistryUrl, new Topics('', 1));
-  const outcome = await replayCustomerEvents(new KafkaInspector(connection.kafkaBrokers, connection.groupPrefix), codec, scope);
-  parentPort.postMessage(outcome);
+  const kafka = new KafkaInspector(connection.kafkaBrokers, connection.groupPrefix);
+  const outcome = await replayCustomerEvents(kafka, codec, scope, (n) => port.postMessage({ progress: n } satisfies Message));
+  port.postMessage({ outcome } satisfies Message);
 }

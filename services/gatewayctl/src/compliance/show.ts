@@ -1,24 +1,33 @@
-import type { Pool } from '@gw/db';
-import { fromLogRow, type PolicyLogRow } from '@gw/policy-log';
-import { parseDetail, sourceOf } from './entries.ts';
+import { sql, z, type Queryable } from '@gw/db';
+import { fromLogRow, PolicyLogRow } from '@gw/policy-log';
+import { parseDetail, POLICY_LOG_COLUMNS, sourceOf } from './entries.ts';
+import { CliError } from '../action.ts';
 
-export class NotFound extends Error {}
+/** Meant for the operator: printed as is. */
+export class NotFound extends CliError {}
+
+const DeliveryRow = z.object({
+  message_id: z.string(),
+  state: z.string(),
+  provider_message_id: z.string().nullable(),
+  failure_reason: z.string().nullable(),
+  failure_detail: z.string().nullable(),
+  created_at: z.date(),
+  updated_at: z.date(),
+});
 
 /** One policy-log entry with its inputs, every rule evaluated, its chain fields and its delivery outcome. */
-export async function showEntry(pool: Pool, logId: number) {
-  const found = await pool.query<PolicyLogRow>('SELECT * FROM policy_log WHERE log_id = $1', [logId]);
-  const row = found.rows[0];
+export async function showEntry(pool: Queryable, logId: number) {
+  const row = await pool.maybeOne(sql.type(PolicyLogRow)`SELECT ${POLICY_LOG_COLUMNS} FROM policy_log WHERE log_id = ${logId}`);
   if (!row) throw new NotFound(`No policy-log entry ${logId}.`);
-  const deliveries = await pool.query(
-    `SELECT message_id, state, provider_message_id, failure_reason, failure_detail, created_at, updated_at
-       FROM deliveries WHERE command_id = $1`,
-    [row.command_id],
-  );
+  const deliveries = await pool.any(sql.type(DeliveryRow)`
+    SELECT message_id, state, provider_message_id, failure_reason, failure_detail, created_at, updated_at
+      FROM deliveries WHERE command_id = ${row.command_id}`);
   return {
     log_id: row.log_id,
     command_id: row.command_id,
     event_id: row.event_id,
-    decided_at: new Date(row.decided_at).toISOString(),
+    decided_at: row.decided_at.toISOString(),
     inputs: {
       customer_id: row.customer_id,
       instance_id: row.instance_id,
@@ -38,14 +47,14 @@ export async function showEntry(pool: Pool, logId: number) {
     partition_chain: row.partition_chain,
     prev_hash: row.prev_hash,
     entry_hash: row.entry_hash,
-    deliveries: deliveries.rows.map((d: Record<string, unknown>) => ({
+    deliveries: deliveries.map((d) => ({
       message_id: d.message_id,
       state: d.state,
-      provider_message_id: d.provider_message_id ?? null,
-      failure_reason: d.failure_reason ?? null,
-      failure_detail: d.failure_detail ?? null,
-      created_at: (d.created_at as Date).toISOString(),
-      updated_at: (d.updated_at as Date).toISOString(),
+      provider_message_id: d.provider_message_id,
+      failure_reason: d.failure_reason,
+      failure_detail: d.failure_detail,
+      created_at: d.created_at.toISOString(),
+      updated_at: d.updated_at.toISOString(),
     })),
   };
 }

@@ -5,39 +5,21 @@
 //   (3) The replay: customer-events re-run through the decider, every decision compared with
 //       the one recorded.
 // (3) is CPU work and runs on a worker thread (replay-thread.ts) while this thread reads (1) and
-// (2), which mostly wait on their servers. Entries are kept as digests, so memory stays small.
+// (2) (decisions.ts). Entries are kept as digests, so memory stays small.
+import { readSnapshot, sql, z, type Queryable } from '@gw/db';
 import type { SendDecided } from '@gw/events';
 import type { KafkaInspector, PartitionRange } from '@gw/kafka';
-import { canonicalJson, chainedFields, entryHash, fromLogRow, GENESIS_HASH, type PolicyLogRow } from '@gw/policy-log';
+import { fromLogRow, GENESIS_HASH, PolicyLogRow } from '@gw/policy-log';
 import { readDeadLetters, skippedPositions } from '../dlq/letters.ts';
 import type { ComplianceDeps } from './context.ts';
-import { cursor, readSnapshot } from './entries.ts';
+import { Count, cursor, POLICY_LOG_COLUMNS } from './entries.ts';
 import type { ProgressCallback } from './progress.ts';
-import { digestOf, replayCustomerEvents, replayFields, toScopeEnds, type ReplayOutcome, type ReplayScope } from './replay.ts';
+import { comparable, differingFields, digests, Findings, sameCopy, type CheckName, type Divergence } from './copies.ts';
+import { readDecisions, type DecisionsOutcome, type DecisionsScope } from './decisions.ts';
 import { replayOnWorkerThread } from './replay-thread.ts';
+import { replayCustomerEvents, replayFields, toScopeEnds, type ReplayOutcome, type ReplayScope } from './replay.ts';
 
-export type CheckName =
-  | 'db_chain' // prev_hash is not the previous row's entry_hash in its partition chain
-  | 'db_hash' // entry_hash does not match the row's columns
-  | 'db_event' // the stored decision_event disagrees with the row's columns
-  | 'db_chain_head' // policy_chain does not point at the last row of the chain
-  | 'kafka_conflict' // two records for one log_id with different content, or one command decided twice
-  | 'kafka_chain' // chain break among the records on the decisions topic
-  | 'kafka_hash' // a record's entry_hash does not match its content
-  | 'kafka_vs_db' // the record on Kafka and the Postgres row differ
-  | 'db_missing' // on Kafka, not in Postgres
-  | 'kafka_missing' // in Postgres, not on Kafka (for a command the consumer has committed)
-  | 'replay' // re-running the decider gives a different entry
-  | 'replay_missing' // a processed command with no recorded decision
-  | 'replay_orphan' // a recorded decision with no command on customer-events
-  | 'replay_error' // the engine threw on the record
-  | 'undecodable'; // a decisions record that cannot be decoded
-
-export interface Divergence {
-  log_id: number | null;
-  check: CheckName;
-  detail: string;
-}
+export type { CheckName, Divergence } from './copies.ts';
 
 export interface VerifyOptions {
   customerId?: string;
@@ -73,101 +55,16 @@ export interface VerifyReport {
   events_per_second: number;
 }
 
-/** Everything of an entry that must agree between its copies (row and record): the chained fields, the hashes and the error text. */
-const comparable = (entry: SendDecided) => ({ ...chainedFields(entry), error_message: entry.error_message ?? null, prev_hash: entry.prev_hash, entry_hash: entry.entry_hash });
+const ChainHead = z.object({ partition: z.number(), head_hash: z.string(), last_log_id: z.number() });
+const PartitionChain = z.object({ p: z.number() });
 
-function differingFields(a: Record<string, unknown>, b: Record<string, unknown>): string[] {
-  return [...new Set([...Object.keys(a), ...Object.keys(b)])].filter((k) => canonicalJson(a[k]) !== canonicalJson(b[k]));
-}
-
-class Findings {
-  readonly kept: Divergence[] = [];
-  count = 0;
-  constructor(private readonly max: number) {}
-  report(log_id: number | null, check: CheckName, detail: string): void {
-    this.count++;
-    if (this.kept.length < this.max) this.kept.push({ log_id, check, detail });
-  }
-}
-
-/** A record of the decisions topic, as digests. */
-interface Recorded {
-  compare: string;
-  replay: string;
-  partition_chain: number;
-  prev_hash: string;
-  entry_hash: string;
-  command_id: string;
-  customer_id: string;
-  position: string;
-}
-
-/** (2) Every SendDecided on the decisions topic up to `ends`: hashes checked, the first record per log id kept. */
-async function readDecisions(deps: ComplianceDeps, ends: Map<number, PartitionRange>, inScope: (chain: number) => boolean, findings: Findings, progress: (n: number) => void) {
-  const byLogId = new Map<number, Recorded>();
-  const byCommand = new Map<string, number>();
-  // A second record for a log id with other content: described once the pass is over (both read again).
-  const conflicts: Array<{ logId: number; first: string; position: string }> = [];
-  let read = 0;
-  let duplicates = 0;
-  await deps.kafka.readToEnd(deps.topics.name('policyDecisions'), {
-    ends,
-    onBatch: async (records) => {
-      for (const record of records) {
-        read++;
-        const position = `${record.partition}@${record.offset}`;
-        let entry: SendDecided;
-        try {
-          const event = await deps.codec.decode(record);
-          if (event?.type !== 'SendDecided') continue;
-          entry = event.payload;
-        } catch (error) {
-          findings.report(null, 'undecodable', `decisions record ${position}: ${(error as Error).message}`);
-          continue;
-        }
-        if (!inScope(entry.partition_chain)) continue;
-        const compare = digestOf(comparable(entry));
-        const first = byLogId.get(entry.log_id);
-        if (first) {
-          if (first.compare === compare) duplicates++;
-          else conflicts.push({ logId: entry.log_id, first: first.position, position });
-          continue;
-        }
-        if (entryHash(entry.prev_hash, entry) !== entry.entry_hash) findings.report(entry.log_id, 'kafka_hash', `record ${position}: entry_hash does not match its content`);
-        const twice = byCommand.get(entry.correlation_id);
-        if (twice !== undefined) findings.report(entry.log_id, 'kafka_conflict', `command ${entry.correlation_id} was decided twice: log_id ${twice} and ${entry.log_id}`);
-        else byCommand.set(entry.correlation_id, entry.log_id);
-        byLogId.set(entry.log_id, {
-          compare,
-          replay: digestOf(replayFields(entry)),
-          partition_chain: entry.partition_chain,
-          prev_hash: entry.prev_hash,
-          entry_hash: entry.entry_hash,
-          command_id: entry.correlation_id,
-          customer_id: entry.customer_id,
-          position,
-        });
-      }
-      progress(read);
-    },
-  });
-  // Each partition's records, in log order, must chain.
-  const chains = new Map<number, Array<[number, Recorded]>>();
-  for (const item of byLogId) chains.set(item[1].partition_chain, [...(chains.get(item[1].partition_chain) ?? []), item]);
-  for (const [partition, list] of chains) {
-    let prev = GENESIS_HASH;
-    for (const [logId, entry] of list.sort((a, b) => a[0] - b[0])) {
-      if (entry.prev_hash !== prev) findings.report(logId, 'kafka_chain', `prev_hash ${entry.prev_hash.slice(0, 12)}… is not the previous record's hash ${prev.slice(0, 12)}… in partition ${partition}`);
-      prev = entry.entry_hash;
-    }
-  }
-  return { byLogId, read, duplicates, conflicts };
-}
+/** The partition chains in scope: all (null), or those listed. */
+const chainFilter = (chains: number[] | null) => (chains === null ? sql.fragment`` : sql.fragment`WHERE partition_chain = ANY(${sql.array(chains, 'int4')})`);
 
 /** (1) Every policy_log row of the partitions in scope, in chain order, from one snapshot. */
-async function readPolicyLog(client: Parameters<Parameters<typeof readSnapshot>[1]>[0], chains: number[] | null, findings: Findings, progress: (n: number) => void) {
+async function readPolicyLog(tx: Queryable, chains: number[] | null, findings: Findings, progress: (n: number) => void) {
   const rows = new Map<number, { compare: string; command_id: string; customer_id: string }>();
-  const heads = new Map((await client.query<{ partition: number; head_hash: string; last_log_id: number }>('SELECT partition, head_hash, last_log_id FROM policy_chain')).rows.map((r) => [r.partition, r]));
+  const heads = new Map((await tx.any(sql.type(ChainHead)`SELECT partition, head_hash, last_log_id FROM policy_chain`)).map((r) => [r.partition, r]));
   let chain: number | null = null;
   let prev = GENESIS_HASH;
   let last = -1;
@@ -177,12 +74,12 @@ async function readPolicyLog(client: Parameters<Parameters<typeof readSnapshot>[
     chainCount++;
     const head = heads.get(chain);
     if (!head) findings.report(last, 'db_chain_head', `policy_chain has no head for partition ${chain}`);
-    else if (head.head_hash !== prev || Number(head.last_log_id) !== last) {
+    else if (head.head_hash !== prev || head.last_log_id !== last) {
       findings.report(last, 'db_chain_head', `policy_chain of partition ${chain} points at log_id ${head.last_log_id} (${head.head_hash.slice(0, 12)}…), the chain ends at ${last} (${prev.slice(0, 12)}…)`);
     }
   };
-  const filter = chains === null ? '' : 'WHERE partition_chain = ANY($1::int[])';
-  for await (const batch of cursor<PolicyLogRow>(client, `SELECT * FROM policy_log ${filter} ORDER BY partition_chain, log_id`, chains === null ? [] : [chains], 2000)) {
+  const query = sql.fragment`SELECT ${POLICY_LOG_COLUMNS} FROM policy_log ${chainFilter(chains)} ORDER BY partition_chain, log_id`;
+  for await (const batch of cursor(tx, PolicyLogRow, query)) {
     for (const row of batch) {
       if (row.partition_chain !== chain) {
         closeChain();
@@ -191,20 +88,22 @@ async function readPolicyLog(client: Parameters<Parameters<typeof readSnapshot>[
       }
       const entry = fromLogRow(row);
       if (entry.prev_hash !== prev) findings.report(entry.log_id, 'db_chain', `prev_hash ${entry.prev_hash.slice(0, 12)}… is not the previous entry's hash ${prev.slice(0, 12)}… in partition ${entry.partition_chain}`);
-      const recomputed = entryHash(entry.prev_hash, entry);
+      const { recomputed, compare } = digests(entry);
       if (recomputed !== entry.entry_hash) findings.report(entry.log_id, 'db_hash', `entry_hash ${entry.entry_hash.slice(0, 12)}… does not match the row's columns (recomputed ${recomputed.slice(0, 12)}…)`);
-      const fields = differingFields(comparable(entry), comparable(row.decision_event));
-      if (fields.length > 0) findings.report(entry.log_id, 'db_event', `decision_event disagrees with the columns on ${fields.join(', ')}`);
+      if (!sameCopy(entry, row.decision_event)) {
+        const fields = differingFields(comparable(entry), comparable(row.decision_event));
+        findings.report(entry.log_id, 'db_event', `decision_event disagrees with the columns on ${fields.join(', ')}`);
+      }
       prev = entry.entry_hash;
       last = entry.log_id;
-      rows.set(entry.log_id, { compare: digestOf(comparable(entry)), command_id: entry.correlation_id, customer_id: entry.customer_id });
+      rows.set(entry.log_id, { compare, command_id: entry.correlation_id, customer_id: entry.customer_id });
     }
     progress(rows.size);
   }
   closeChain();
   if (chains === null) {
     for (const [partition, head] of heads) {
-      if (!rows.has(Number(head.last_log_id))) findings.report(Number(head.last_log_id), 'db_chain_head', `policy_chain of partition ${partition} points at log_id ${head.last_log_id}, which is not in policy_log`);
+      if (!rows.has(head.last_log_id)) findings.report(head.last_log_id, 'db_chain_head', `policy_chain of partition ${partition} points at log_id ${head.last_log_id}, which is not in policy_log`);
     }
   }
   return { rows, chains: chainCount };
@@ -243,13 +142,11 @@ export async function verifyPolicyLog(deps: ComplianceDeps, options: VerifyOptio
   // With --customer, the chains holding that customer's entries are checked whole (each entry's
   // proof runs through its neighbours); the replay covers that customer only.
   const chains = customerId
-    ? (await pool.query<{ p: number }>('SELECT DISTINCT partition_chain AS p FROM policy_log WHERE customer_id = $1 ORDER BY 1', [customerId])).rows.map((r) => r.p)
+    ? [...(await pool.anyFirst(sql.type(PartitionChain)`SELECT DISTINCT partition_chain AS p FROM policy_log WHERE customer_id = ${customerId} ORDER BY 1`))]
     : null;
-  const inScope = (chain: number) => chains === null || chains.includes(chain);
-
-  return readSnapshot(pool, async (client) => {
+  const passes = await readSnapshot(pool, async (tx) => {
     // The snapshot begins with its first statement; every offset is read after it.
-    const dbTotal = Number((await client.query<{ n: string }>(`SELECT count(*) AS n FROM policy_log ${chains ? 'WHERE partition_chain = ANY($1::int[])' : ''}`, chains ? [chains] : [])).rows[0]?.n ?? 0);
+    const dbTotal = await tx.oneFirst(sql.type(Count)`SELECT count(*) AS n FROM policy_log ${chainFilter(chains)}`);
     const customerTopic = topics.name('customerEvents');
     const committed = await kafka.committedOffsets(topics.group('policy'), customerTopic);
     const decisionEnds = await kafka.endOffsets(topics.name('policyDecisions'));
@@ -261,49 +158,58 @@ export async function verifyPolicyLog(deps: ComplianceDeps, options: VerifyOptio
       customers: customerId ? [customerId] : null,
       skip: [...skippedPositions(await readDeadLetters(kafka, deps.codec, topics), 'policy', customerTopic)],
     };
-    const useWorker = (options.replayWorker ?? true) && deps.connection !== undefined;
-    let replayed = 0;
-    let read = 0;
-    const report = () => progress({ phase: 'verify', done: read + replayed, total: dbTotal + [...decisionEnds.values(), ...customerEnds.values()].reduce((n, r) => n + Number(r.end - r.low), 0) });
+    const decisionsScope: DecisionsScope = { topic: topics.name('policyDecisions'), ends: decisionEnds, chains, maxDivergences: options.maxDivergences ?? 10_000 };
+    const onWorker = (options.replayWorker ?? true) && deps.connection !== undefined;
+    const done = { replayed: 0, read: 0, rows: 0 };
+    const total = dbTotal + [...decisionEnds.values(), ...customerEnds.values()].reduce((n, r) => n + Number(r.end - r.low), 0);
+    const report = (pass: keyof typeof done) => (n: number) => {
+      done[pass] = n;
+      progress({ phase: 'verify', done: done.replayed + done.read + done.rows, total });
+    };
     const [replay, decisions, db] = await Promise.all([
-      useWorker ? replayOnWorkerThread(deps.connection!, scope) : replayCustomerEvents(kafka, deps.codec, scope, (n) => ((replayed = n), report())),
-      readDecisions(deps, decisionEnds, inScope, findings, (n) => ((read = n), report())),
-      readPolicyLog(client, chains, findings, () => report()),
+      onWorker ? replayOnWorkerThread({ connection: deps.connection!, scope }, report('replayed')) : replayCustomerEvents(kafka, deps.codec, scope, report('replayed')),
+      readDecisions(kafka, deps.codec, decisionsScope, report('read')),
+      readPolicyLog(tx, chains, findings, report('rows')),
     ]);
-    await compare({ deps, scope, replay, decisions, db, customerId, decisionEnds, findings });
-
-    const counts: VerifyReport['counts'] = {
-      db_rows: db.rows.size,
-      db_chains: db.chains,
-      kafka_decisions: decisions.byLogId.size + decisions.duplicates,
-      kafka_duplicates: decisions.duplicates,
-      customer_events: replay.customerEvents,
-      decisions_replayed: replay.decided.length,
-      duplicate_commands: replay.duplicateCommands,
-      pending_commands: replay.pending.length,
-      undecodable_customer_events: replay.undecodable,
-      dead_lettered_customer_events: replay.deadLettered,
-    };
-    const elapsed = Date.now() - started;
-    const events = db.rows.size + decisions.read + replay.read;
-    return {
-      ok: findings.count === 0,
-      customer_id: customerId,
-      divergence_count: findings.count,
-      divergences: findings.kept,
-      counts,
-      events,
-      elapsed_ms: elapsed,
-      events_per_second: Math.round(events / Math.max(elapsed / 1000, 0.001)),
-    };
+    findings.merge(decisions.divergences, decisions.divergenceCount);
+    return { scope, replay, decisions, db, decisionEnds };
   });
+  // After the snapshot: compare reads again, as they are now, the rows a record was ahead of (on
+  // the pool, which slonik refuses inside the snapshot's transaction).
+  const { replay, decisions, db } = passes;
+  await compare({ deps, customerId, findings, ...passes });
+
+  const counts: VerifyReport['counts'] = {
+    db_rows: db.rows.size,
+    db_chains: db.chains,
+    kafka_decisions: decisions.byLogId.size + decisions.duplicates,
+    kafka_duplicates: decisions.duplicates,
+    customer_events: replay.customerEvents,
+    decisions_replayed: replay.decided.length,
+    duplicate_commands: replay.duplicateCommands,
+    pending_commands: replay.pending.length,
+    undecodable_customer_events: replay.undecodable,
+    dead_lettered_customer_events: replay.deadLettered,
+  };
+  const elapsed = Date.now() - started;
+  const events = db.rows.size + decisions.read + replay.read;
+  return {
+    ok: findings.count === 0,
+    customer_id: customerId,
+    divergence_count: findings.count,
+    divergences: findings.kept,
+    counts,
+    events,
+    elapsed_ms: elapsed,
+    events_per_second: Math.round(events / Math.max(elapsed / 1000, 0.001)),
+  };
 }
 
 interface Passes {
   deps: ComplianceDeps;
   scope: ReplayScope;
   replay: ReplayOutcome;
-  decisions: Awaited<ReturnType<typeof readDecisions>>;
+  decisions: DecisionsOutcome;
   db: Awaited<ReturnType<typeof readPolicyLog>>;
   customerId: string | null;
   decisionEnds: Map<number, PartitionRange>;
@@ -330,12 +236,13 @@ async function compare({ deps, scope, replay, decisions, db, customerId, decisio
     else if (row.compare !== record.compare) findings.report(logId, 'kafka_vs_db', 'the record on the decisions topic and the Postgres row differ');
   }
   if (later.length > 0) {
-    const fresh = new Map((await deps.pool.query<PolicyLogRow>('SELECT * FROM policy_log WHERE log_id = ANY($1::bigint[])', [later])).rows.map((r) => [Number(r.log_id), fromLogRow(r)]));
+    const found = await deps.pool.any(sql.type(PolicyLogRow)`SELECT ${POLICY_LOG_COLUMNS} FROM policy_log WHERE log_id = ANY(${sql.array(later, 'int8')})`);
+    const fresh = new Map(found.map((r) => [r.log_id, fromLogRow(r)]));
     for (const logId of later) {
       const entry = fresh.get(logId);
       const record = decisions.byLogId.get(logId)!;
       if (!entry) findings.report(logId, 'db_missing', `on the decisions topic (${record.position}) but not in policy_log`);
-      else if (digestOf(comparable(entry)) !== record.compare) findings.report(logId, 'kafka_vs_db', 'the record on the decisions topic and the Postgres row differ');
+      else if (digests(entry).compare !== record.compare) findings.report(logId, 'kafka_vs_db', 'the record on the decisions topic and the Postgres row differ');
     }
   }
 
@@ -374,7 +281,7 @@ async function compare({ deps, scope, replay, decisions, db, customerId, decisio
 }
 
 /** What differs, for the replays that do not match: those customers replayed again, keeping their entries, and the records read again. */
-async function describeMismatches(deps: ComplianceDeps, scope: ReplayScope, decisions: Awaited<ReturnType<typeof readDecisions>>, ends: Map<number, PartitionRange>, mismatches: Array<{ commandId: string; customerId: string; logId: number }>, findings: Findings) {
+async function describeMismatches(deps: ComplianceDeps, scope: ReplayScope, decisions: DecisionsOutcome, ends: Map<number, PartitionRange>, mismatches: Array<{ commandId: string; customerId: string; logId: number }>, findings: Findings) {
   const again = await replayCustomerEvents(deps.kafka, deps.codec, { ...scope, customers: [...new Set(mismatches.map((m) => m.customerId))], keep: mismatches.map((m) => m.commandId) });
   const replayed = new Map(again.kept.map((entry) => [entry.correlation_id, entry]));
   const records = await recordsAt(deps.kafka, deps, ends, mismatches.map((m) => decisions.byLogId.get(m.logId)!.position));

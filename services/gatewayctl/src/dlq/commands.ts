@@ -3,9 +3,9 @@ import type { GatewayConfig } from '@gw/config';
 import { EventCodec, newEventId, Topics, type DeadLetterResolved } from '@gw/events';
 import { KafkaClient, KafkaInspector } from '@gw/kafka';
 import { createLogger } from '@gw/observability';
-import { CliError } from '../accounts/customers.ts';
+import { CliError } from '../action.ts';
 import { operator } from '../policy/commands.ts';
-import type { ActionWrapper } from '../webhooks/commands.ts';
+import type { ActionWrapper } from '../action.ts';
 import { readDeadLetters, summary, type DeadLetter } from './letters.ts';
 
 export interface DlqCommandDeps {

@@ -1,31 +1,21 @@
 import { isMessagePurpose, MESSAGE_PURPOSES, normalizePhone } from '@gw/contract';
-import type { Pool } from '@gw/db';
-import { PLANS, type LimitsOverridden, type PolicyModule } from '@gw/policy';
-import { CliError, requireCustomer } from '../accounts/customers.ts';
+import { sql, z, type Queryable } from '@gw/db';
+import type { LimitsOverridden, PolicyModule } from '@gw/policy';
+import { InstanceOwner, planChange, requireCustomer } from '@gw/accounts';
+import { CliError } from '../action.ts';
 import type { FactLog } from './fact-log.ts';
 
-const DAY = 86_400_000;
+const SuppressionRow = z.object({ recipient: z.string(), source: z.string(), reason: z.string(), created_by: z.string(), created_at: z.date() });
 
 export function operator(by: string | undefined): string {
   return by ?? process.env.GATEWAY_OPERATOR ?? process.env.USER ?? 'operator';
 }
 
-export async function setPlan(pool: Pool, facts: FactLog, input: { customerId: string; plan: string; days?: number; by?: string; reason?: string; now?: number }) {
+export async function setPlan(pool: Queryable, facts: FactLog, input: { customerId: string; plan: string; days?: number; by?: string; reason?: string; now?: number }) {
   await requireCustomer(pool, input.customerId);
-  const plan = PLANS[input.plan];
-  if (input.plan !== 'none' && !plan) throw new CliError(`Unknown plan ${input.plan}. Plans: ${Object.keys(PLANS).join(', ')}, or none.`);
-  const now = input.now ?? Date.now();
-  const validUntil = plan ? now + (input.days ?? plan.periodDays) * DAY : null;
-  const result = await facts.append({
-    type: 'PlanChanged',
-    customerId: input.customerId,
-    at: now,
-    planId: plan ? plan.id : null,
-    validUntil,
-    by: operator(input.by),
-    reason: input.reason ?? 'plan change',
-  });
-  return { customer_id: input.customerId, plan: plan?.id ?? null, valid_until: validUntil ? new Date(validUntil).toISOString() : null, ...result };
+  const fact = planChange(input.customerId, input.plan, { by: operator(input.by), reason: input.reason ?? 'plan change', days: input.days, now: input.now });
+  const result = await facts.append(fact);
+  return { customer_id: input.customerId, plan: fact.planId, valid_until: fact.validUntil ? new Date(fact.validUntil).toISOString() : null, ...result };
 }
 
 export interface LimitsInput {
@@ -41,7 +31,7 @@ export interface LimitsInput {
 }
 
 /** Higher limits only by manual review: who granted them and why is part of the event. */
-export async function setLimits(pool: Pool, facts: FactLog, input: LimitsInput) {
+export async function setLimits(pool: Queryable, facts: FactLog, input: LimitsInput) {
   await requireCustomer(pool, input.customerId);
   if (!input.reason.trim()) throw new CliError('A limit override needs --reason (the outcome of the manual review).');
   const velocity: LimitsOverridden['velocity'] = {};
@@ -62,7 +52,7 @@ export async function setLimits(pool: Pool, facts: FactLog, input: LimitsInput) 
   return { customer_id: input.customerId, override: fact, ...(await facts.append(fact)) };
 }
 
-export async function toggleModules(pool: Pool, facts: FactLog, input: { customerId: string; enable: PolicyModule[]; disable: PolicyModule[]; by?: string }) {
+export async function toggleModules(pool: Queryable, facts: FactLog, input: { customerId: string; enable: PolicyModule[]; disable: PolicyModule[]; by?: string }) {
   await requireCustomer(pool, input.customerId);
   const all = [...input.enable.map((m) => [m, true] as const), ...input.disable.map((m) => [m, false] as const)];
   if (all.length === 0) throw new CliError('Say which modules: --enable api|pbx and/or --disable api|pbx.');
@@ -78,50 +68,47 @@ function e164(phone: string): string {
   return normalised;
 }
 
-export async function suppress(pool: Pool, facts: FactLog, input: { customerId: string; phone: string; reason: string; by?: string }) {
+export async function suppress(pool: Queryable, facts: FactLog, input: { customerId: string; phone: string; reason: string; by?: string }) {
   await requireCustomer(pool, input.customerId);
   const recipient = e164(input.phone);
   const result = await facts.append({ type: 'RecipientSuppressed', customerId: input.customerId, at: Date.now(), recipient, source: 'manual', reason: input.reason, by: operator(input.by) });
   return { customer_id: input.customerId, recipient, source: 'manual', ...result };
 }
 
-export async function unsuppress(pool: Pool, facts: FactLog, input: { customerId: string; phone: string; by?: string }) {
+export async function unsuppress(pool: Queryable, facts: FactLog, input: { customerId: string; phone: string; by?: string }) {
   await requireCustomer(pool, input.customerId);
   const recipient = e164(input.phone);
   const result = await facts.append({ type: 'RecipientUnsuppressed', customerId: input.customerId, at: Date.now(), recipient, source: 'manual', by: operator(input.by) });
   return { customer_id: input.customerId, recipient, source: 'manual', ...result };
 }
 
-export async function listSuppressions(pool: Pool, customerId: string) {
+export async function listSuppressions(pool: Queryable, customerId: string) {
   await requireCustomer(pool, customerId);
-  const result = await pool.query<{ recipient: string; source: string; reason: string; created_by: string; created_at: Date }>(
-    'SELECT recipient, source, reason, created_by, created_at FROM suppressions WHERE customer_id = $1 ORDER BY created_at',
-    [customerId],
-  );
-  return result.rows.map((r) => ({ recipient: r.recipient, source: r.source, reason: r.reason, by: r.created_by, at: r.created_at.toISOString() }));
+  const rows = await pool.any(sql.type(SuppressionRow)`
+    SELECT recipient, source, reason, created_by, created_at FROM suppressions WHERE customer_id = ${customerId} ORDER BY created_at`);
+  return rows.map((r) => ({ recipient: r.recipient, source: r.source, reason: r.reason, by: r.created_by, at: r.created_at.toISOString() }));
 }
 
-async function instanceOwner(pool: Pool, instanceId: string): Promise<string> {
-  const result = await pool.query<{ customer_id: string }>('SELECT customer_id FROM instances WHERE id = $1', [instanceId]);
-  const owner = result.rows[0]?.customer_id;
+async function instanceOwner(pool: Queryable, instanceId: string): Promise<string> {
+  const owner = await pool.maybeOneFirst(sql.type(InstanceOwner)`SELECT customer_id FROM instances WHERE id = ${instanceId}`);
   if (!owner) throw new CliError(`No instance ${instanceId}.`);
   return owner;
 }
 
-export async function pauseInstance(pool: Pool, facts: FactLog, input: { instanceId: string; reason: string; by?: string }) {
+export async function pauseInstance(pool: Queryable, facts: FactLog, input: { instanceId: string; reason: string; by?: string }) {
   const customerId = await instanceOwner(pool, input.instanceId);
   const result = await facts.append({ type: 'InstancePausedForReview', customerId, at: Date.now(), instanceId: input.instanceId, reason: input.reason, by: operator(input.by) });
   return { instance_id: input.instanceId, customer_id: customerId, paused: true, ...result };
 }
 
-export async function resumeInstance(pool: Pool, facts: FactLog, input: { instanceId: string; reason: string; by?: string }) {
+export async function resumeInstance(pool: Queryable, facts: FactLog, input: { instanceId: string; reason: string; by?: string }) {
   const customerId = await instanceOwner(pool, input.instanceId);
   const result = await facts.append({ type: 'InstanceResumed', customerId, at: Date.now(), instanceId: input.instanceId, reason: input.reason, by: operator(input.by) });
   return { instance_id: input.instanceId, customer_id: customerId, paused: false, ...result };
 }
 
 /** Narrows the purposes a customer (or one of its instances) may send with; an empty list allows none. */
-export async function allowPurposes(pool: Pool, facts: FactLog, input: { customerId: string; instanceId?: string; purposes: string[]; by?: string }) {
+export async function allowPurposes(pool: Queryable, facts: FactLog, input: { customerId: string; instanceId?: string; purposes: string[]; by?: string }) {
   await requireCustomer(pool, input.customerId);
   for (const purpose of input.purposes) if (!isMessagePurpose(purpose)) throw new CliError(`Unknown purpose ${purpose}. Purposes: ${MESSAGE_PURPOSES.join(', ')}.`);
   const result = await facts.append({ type: 'AllowedPurposesChanged', customerId: input.customerId, at: Date.now(), instanceId: input.instanceId ?? null, purposes: input.purposes });

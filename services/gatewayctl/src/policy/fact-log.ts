@@ -1,17 +1,19 @@
 import { randomUUID } from 'node:crypto';
+import { toAccountChanged, type AccountChange, type AuditTrail } from '@gw/accounts';
 import type { GatewayConfig } from '@gw/config';
 import { EventCodec, Topics } from '@gw/events';
 import { KafkaClient } from '@gw/kafka';
 import { createLogger } from '@gw/observability';
 import type { PolicyEvent } from '@gw/policy';
-import { toFactRecord } from '@gw/policy-log';
+import { appendFacts } from '@gw/policy-log';
 
 /**
- * Appends operator facts (plan changes, overrides, suppressions, pauses…) to the customer's
- * stream, where the policy engine folds them in order with the sends. Nothing changes a policy
- * decision except through this log.
+ * gatewayctl's appends to Kafka, on one connection made when first needed: operator facts (plan
+ * changes, overrides, suppressions, pauses…) to the customer's stream, where the policy engine
+ * folds them in order with the sends (nothing changes a policy decision except through this
+ * log), and account changes to the audit trail (by: the operator).
  */
-export class FactLog {
+export class FactLog implements AuditTrail {
   private ready: Promise<{ kafka: KafkaClient; codec: EventCodec }> | undefined;
 
   constructor(private readonly config: GatewayConfig) {}
@@ -22,7 +24,7 @@ export class FactLog {
       const kafka = new KafkaClient({ brokers: this.config.kafkaBrokers, clientId: 'gatewayctl', logger: createLogger('gatewayctl', process.env.GATEWAYCTL_LOG_LEVEL ?? 'fatal', true) });
       await kafka.ensureTopics(topics.specs());
       const codec = new EventCodec(this.config.schemaRegistryUrl, topics);
-      await codec.init(['PolicyInputRecorded']);
+      await codec.init(['PolicyInputRecorded', 'AccountChanged']);
       return { kafka, codec };
     })();
     return this.ready;
@@ -32,9 +34,13 @@ export class FactLog {
   async append(...facts: PolicyEvent[]): Promise<{ correlation_id: string; appended: string[] }> {
     const { kafka, codec } = await this.connect();
     const correlationId = `op_${randomUUID()}`;
-    const records = await Promise.all(facts.map((fact) => codec.encode('PolicyInputRecorded', toFactRecord(fact, correlationId))));
-    await kafka.send(records);
+    await appendFacts(kafka, codec, facts, correlationId);
     return { correlation_id: correlationId, appended: facts.map((f) => f.type) };
+  }
+
+  async record(change: AccountChange): Promise<void> {
+    const { kafka, codec } = await this.connect();
+    await kafka.send([await codec.encode('AccountChanged', toAccountChanged(change))]);
   }
 
   async close(): Promise<void> {

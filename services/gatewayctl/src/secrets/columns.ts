@@ -33,4 +33,10 @@ export const SEALED_COLUMNS: readonly SealedColumn[] = [
     column: 'signing_secret_enc',
     holds: 'the customer webhook signing secret (sealed by gatewayctl webhook set / rotate-secret; opened by the webhooks service)',
   },
+  {
+    table: 'users',
+    key: 'id',
+    column: 'totp_secret_enc',
+    holds: "a dashboard user's TOTP secret (sealed at MFA enrolment; opened by the API to check a code)",
+  },
 ];

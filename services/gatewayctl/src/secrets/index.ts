@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import type { Pool } from '@gw/db';
 import type { SecretBox } from '@gw/security';
-import type { ActionWrapper } from '../webhooks/commands.ts';
+import type { ActionWrapper } from '../action.ts';
 import { rotateSecrets, secretsStatus } from './rotate.ts';
 
 export { SEALED_COLUMNS, type SealedColumn } from './columns.ts';
@@ -9,7 +9,8 @@ export { rotateSecrets, secretsStatus, resealRow, type RotateReport, type Status
 
 export interface SecretsCommandDeps {
   action: ActionWrapper;
-  db: () => Pool;
+  /** The pool, created (and connected) on first use. */
+  db: () => Promise<Pool>;
   /** The keyring from the configuration (SecretBox.fromConfig): refuses without a configured key. */
   box: () => SecretBox;
 }
@@ -24,7 +25,7 @@ export function registerSecretsCommands(program: Command, deps: SecretsCommandDe
     .description('per table, how many sealed values each key id seals, and which key id is current (no secret is opened)')
     .action(action(async () => {
       const keys = box(); // before connecting: a missing key is refused first
-      return secretsStatus(db(), keys);
+      return secretsStatus(await db(), keys);
     }));
 
   secrets
@@ -32,7 +33,7 @@ export function registerSecretsCommands(program: Command, deps: SecretsCommandDe
     .description('re-seal every sealed value with the current key (GATEWAY_SECRET_KEY); older keys come from GATEWAY_SECRET_KEYS_PREVIOUS. Exit 1 if any value could not be opened')
     .action(action(async (_opts: unknown, command: Command) => {
       const keys = box();
-      const report = await rotateSecrets(db(), keys);
+      const report = await rotateSecrets(await db(), keys);
       if (report.failed.length > 0) {
         process.exitCode = 1;
         if (!command.optsWithGlobals().json) {

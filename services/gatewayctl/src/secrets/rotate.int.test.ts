@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createPool, withTransaction, type Pool } from '@gw/db';
+import { createPool, sql, z, type Pool } from '@gw/db';
 import { deriveKeyId, SecretBox } from '@gw/security';
 import { sealLegacyV1 } from '../../../../libs/security/src/testing.ts';
 import { gatewayctl } from '../../../../test/support/cli.ts';
@@ -21,7 +21,7 @@ let plains: Map<string, string>;
 
 beforeAll(async () => {
   isolation = await isolate();
-  pool = createPool(isolation.databaseUrl, 4);
+  pool = await createPool(isolation.databaseUrl, { maxConnections: 4 });
   env = { ...isolation.env, GATEWAY_ENV: '', GATEWAY_SECRET_KEY: NEW, GATEWAY_SECRET_KEYS_PREVIOUS: OLD, GATEWAY_SECRET_KEY_ID: '' };
 }, 120_000);
 
@@ -31,44 +31,49 @@ afterAll(async () => {
 });
 
 beforeEach(async () => {
-  await pool.query('TRUNCATE webhook_endpoints, pbx_integrations, instances, customers CASCADE');
+  await pool.query(sql.typeAlias('void')`TRUNCATE webhook_endpoints, pbx_integrations, instances, users, customers CASCADE`);
   plains = new Map();
 });
 
-async function seed(rows: { instances: Array<[id: string, sealed: (plain: string) => string]>; pbx?: Array<[instance: string, sealed: ((plain: string) => string) | null]>; webhooks?: Array<[instance: string, sealed: (plain: string) => string]> }) {
-  await pool.query("INSERT INTO customers (id, name) VALUES ('cus_1', 'Acme')");
+const CreatedId = z.object({ id: z.number() });
+
+async function seed(rows: { instances: Array<[id: string, sealed: (plain: string) => string]>; pbx?: Array<[instance: string, sealed: ((plain: string) => string) | null]>; webhooks?: Array<[instance: string, sealed: (plain: string) => string]>; users?: Array<[id: string, sealed: (plain: string) => string]> }) {
+  await pool.query(sql.typeAlias('void')`INSERT INTO customers (id, name) VALUES ('cus_1', 'Acme')`);
   for (const [id, seal] of rows.instances) {
     const plain = `manager-key-${id}`;
     plains.set(`instances/${id}`, plain);
-    await pool.query(
-      "INSERT INTO instances (id, customer_id, name, manager_url, manager_instance, manager_api_key_enc) VALUES ($1, 'cus_1', $1, 'http://127.0.0.1:1', $1, $2)",
-      [id, seal(plain)],
-    );
+    await pool.query(sql.typeAlias('void')`
+      INSERT INTO instances (id, customer_id, name, manager_url, manager_instance, manager_api_key_enc) VALUES (${id}, 'cus_1', ${id}, 'http://127.0.0.1:1', ${id}, ${seal(plain)})`);
   }
   for (const [instance, seal] of rows.pbx ?? []) {
     const plain = `pbxsig_${instance}`;
-    const inserted = await pool.query<{ id: number }>(
-      "INSERT INTO pbx_integrations (customer_id, instance_id, secret_hash, hmac_secret_enc, templates, enabled_events) VALUES ('cus_1', $1, '\\x00', $2, '{}', '{}') RETURNING id",
-      [instance, seal ? seal(plain) : null],
-    );
-    if (seal) plains.set(`pbx_integrations/${inserted.rows[0]!.id}`, plain);
+    const id = await pool.oneFirst(sql.type(CreatedId)`
+      INSERT INTO pbx_integrations (customer_id, instance_id, secret_hash, hmac_secret_enc, templates, enabled_events) VALUES ('cus_1', ${instance}, '\\x00', ${seal ? seal(plain) : null}, '{}', '{}') RETURNING id`);
+    if (seal) plains.set(`pbx_integrations/${id}`, plain);
   }
   for (const [instance, seal] of rows.webhooks ?? []) {
     const plain = `whsec_${instance}`;
     plains.set(`webhook_endpoints/${instance}`, plain);
-    await pool.query(
-      "INSERT INTO webhook_endpoints (instance_id, customer_id, destination_url, events, status, signing_secret_enc) VALUES ($1, 'cus_1', 'https://hooks.example.com', '{}', 'active', $2)",
-      [instance, seal(plain)],
-    );
+    await pool.query(sql.typeAlias('void')`
+      INSERT INTO webhook_endpoints (instance_id, customer_id, destination_url, events, status, signing_secret_enc) VALUES (${instance}, 'cus_1', 'https://hooks.example.com', '{}', 'active', ${seal(plain)})`);
+  }
+  for (const [id, seal] of rows.users ?? []) {
+    const plain = `TOTPSECRET${id.toUpperCase()}`;
+    plains.set(`users/${id}`, plain);
+    await pool.query(sql.typeAlias('void')`INSERT INTO users (id, email, password_hash, totp_secret_enc) VALUES (${id}, ${`${id}@example.test`}, 'x', ${seal(plain)})`);
   }
 }
+
+const SealedRow = z.object({ id: z.union([z.string(), z.number()]), sealed: z.string() });
+const InstanceSecret = z.object({ sealed: z.string() });
 
 /** Every sealed value in the database, by table and row id. */
 async function sealedValues(): Promise<Map<string, string>> {
   const values = new Map<string, string>();
   for (const spec of SEALED_COLUMNS) {
-    const rows = await pool.query<{ id: unknown; sealed: string }>(`SELECT ${spec.key} AS id, ${spec.column} AS sealed FROM ${spec.table} WHERE ${spec.column} IS NOT NULL`);
-    for (const row of rows.rows) values.set(`${spec.table}/${String(row.id)}`, row.sealed);
+    const [table, key, column] = [sql.identifier([spec.table]), sql.identifier([spec.key]), sql.identifier([spec.column])];
+    const rows = await pool.any(sql.type(SealedRow)`SELECT ${key} AS id, ${column} AS sealed FROM ${table} WHERE ${column} IS NOT NULL`);
+    for (const row of rows) values.set(`${spec.table}/${String(row.id)}`, row.sealed);
   }
   return values;
 }
@@ -89,6 +94,7 @@ describe('gatewayctl secrets rotate', () => {
       instances: [['ins_a', sealedOld], ['ins_b', legacyOld], ['ins_c', sealedNew]],
       pbx: [['ins_a', sealedOld], ['ins_b', null], ['ins_c', legacyOld]],
       webhooks: [['ins_a', sealedOld], ['ins_b', legacyOld]],
+      users: [['usr_a', sealedOld], ['usr_b', sealedNew]],
     });
     const before = await sealedValues();
 
@@ -112,6 +118,7 @@ describe('gatewayctl secrets rotate', () => {
         { table: 'instances', column: 'manager_api_key_enc', resealed: 2, already_current: 1, failed: 0 },
         { table: 'pbx_integrations', column: 'hmac_secret_enc', resealed: 2, already_current: 0, failed: 0 },
         { table: 'webhook_endpoints', column: 'signing_secret_enc', resealed: 2, already_current: 0, failed: 0 },
+        { table: 'users', column: 'totp_secret_enc', resealed: 1, already_current: 1, failed: 0 },
       ],
       failed: [],
     });
@@ -127,7 +134,7 @@ describe('gatewayctl secrets rotate', () => {
     expect(after.get('instances/ins_c')).toBe(before.get('instances/ins_c')); // already current: untouched
 
     const again = await rotateSecrets(pool, SecretBox.fromConfig({ fromEnv: NEW, file: '', previous: [OLD] }));
-    expect(again.tables.map((t) => [t.table, t.resealed, t.already_current])).toEqual([['instances', 0, 3], ['pbx_integrations', 0, 2], ['webhook_endpoints', 0, 2]]);
+    expect(again.tables.map((t) => [t.table, t.resealed, t.already_current])).toEqual([['instances', 0, 3], ['pbx_integrations', 0, 2], ['webhook_endpoints', 0, 2], ['users', 0, 2]]);
     expect(await sealedValues()).toEqual(after);
   });
 
@@ -146,7 +153,7 @@ describe('gatewayctl secrets rotate', () => {
       { table: 'instances', column: 'manager_api_key_enc', id: 'ins_lost', kid: deriveKeyId(FOREIGN), reason: 'unknown_kid' },
       { table: 'webhook_endpoints', column: 'signing_secret_enc', id: 'ins_lost', kid: deriveKeyId(FOREIGN), reason: 'unknown_kid' },
     ]);
-    expect(report.tables.map((t) => [t.table, t.resealed, t.failed])).toEqual([['instances', 1, 1], ['pbx_integrations', 0, 0], ['webhook_endpoints', 1, 1]]);
+    expect(report.tables.map((t) => [t.table, t.resealed, t.failed])).toEqual([['instances', 1, 1], ['pbx_integrations', 0, 0], ['webhook_endpoints', 1, 1], ['users', 0, 0]]);
     const after = await sealedValues();
     expect(after.get('instances/ins_lost')).toBe(lostBefore); // left as it was
     expect(new SecretBox(NEW).open(after.get('instances/ins_a')!)).toBe(plains.get('instances/ins_a'));
@@ -166,16 +173,16 @@ describe('gatewayctl secrets rotate', () => {
     const stale = old.seal('the-secret-before-a-concurrent-rotation');
 
     // The row holds another old-key value than the one read: that one is re-sealed, not the stale one.
-    const outcome = await withTransaction(pool, (client) => resealRow(client, spec, ring, 'ins_a', stale));
+    const outcome = await pool.transaction((tx) => resealRow(tx, spec, ring, 'ins_a', stale));
     expect(outcome).toBe('resealed');
-    const [now] = (await pool.query<{ sealed: string }>("SELECT manager_api_key_enc AS sealed FROM instances WHERE id = 'ins_a'")).rows;
-    expect(ring.open(now!.sealed)).toBe(plains.get('instances/ins_a'));
+    const now = await pool.oneFirst(sql.type(InstanceSecret)`SELECT manager_api_key_enc AS sealed FROM instances WHERE id = 'ins_a'`);
+    expect(ring.open(now)).toBe(plains.get('instances/ins_a'));
 
     // A secret set meanwhile with the current key stays as it is.
     const fresh = ring.seal('a-secret-set-meanwhile');
-    await pool.query("UPDATE instances SET manager_api_key_enc = $1 WHERE id = 'ins_a'", [fresh]);
-    expect(await withTransaction(pool, (client) => resealRow(client, spec, ring, 'ins_a', stale))).toBe('current');
-    expect((await pool.query("SELECT manager_api_key_enc AS sealed FROM instances WHERE id = 'ins_a'")).rows[0].sealed).toBe(fresh);
+    await pool.query(sql.typeAlias('void')`UPDATE instances SET manager_api_key_enc = ${fresh} WHERE id = 'ins_a'`);
+    expect(await pool.transaction((tx) => resealRow(tx, spec, ring, 'ins_a', stale))).toBe('current');
+    expect(await pool.oneFirst(sql.type(InstanceSecret)`SELECT manager_api_key_enc AS sealed FROM instances WHERE id = 'ins_a'`)).toBe(fresh);
   });
 
   it('refuses to run without GATEWAY_SECRET_KEY outside local runs, naming the variable', async () => {

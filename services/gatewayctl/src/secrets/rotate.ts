@@ -1,5 +1,4 @@
-import type { Pool, PoolClient } from '@gw/db';
-import { withTransaction } from '@gw/db';
+import { sql, z, type Pool, type Queryable } from '@gw/db';
 import { SecretBox, UnknownKeyId } from '@gw/security';
 import { SEALED_COLUMNS, type SealedColumn } from './columns.ts';
 
@@ -43,6 +42,12 @@ export interface StatusReport {
 
 type RowOutcome = 'resealed' | 'current' | 'gone' | UnopenedValue;
 
+// The key column is text or int (SealedColumn.key); ids are reported as text.
+const SealedRow = z.object({ id: z.union([z.string(), z.number()]), sealed: z.string() });
+const SealedValue = z.object({ sealed: z.string() });
+/** What a row's column holds now (null: the row is gone, or its value was cleared). */
+const CurrentValue = z.object({ sealed: z.string().nullable() });
+
 /** A row that changes this many times while the rotation looks at it is left for the next run. */
 const MAX_TRIES = 5;
 
@@ -51,7 +56,10 @@ const MAX_TRIES = 5;
  * while the column still holds the value that was read: a secret rotated meanwhile (e.g. `webhook
  * rotate-secret`) is never overwritten with the older one; what is there now is looked at instead.
  */
-export async function resealRow(client: PoolClient, spec: SealedColumn, box: SecretBox, id: unknown, read: string): Promise<RowOutcome> {
+export async function resealRow(db: Queryable, spec: SealedColumn, box: SecretBox, id: string | number, read: string): Promise<RowOutcome> {
+  const table = sql.identifier([spec.table]);
+  const key = sql.identifier([spec.key]);
+  const column = sql.identifier([spec.column]);
   let value = read;
   for (let tries = 0; tries < MAX_TRIES; tries++) {
     if (box.isCurrent(value)) return 'current';
@@ -61,17 +69,16 @@ export async function resealRow(client: PoolClient, spec: SealedColumn, box: Sec
     } catch (error) {
       return unopened(spec, id, value, error);
     }
-    const updated = await client.query(`UPDATE ${spec.table} SET ${spec.column} = $1 WHERE ${spec.key} = $2 AND ${spec.column} = $3`, [box.seal(plain), id, value]);
+    const updated = await db.query(sql.typeAlias('void')`UPDATE ${table} SET ${column} = ${box.seal(plain)} WHERE ${key} = ${id} AND ${column} = ${value}`);
     if (updated.rowCount === 1) return 'resealed';
-    const now = await client.query<{ sealed: string | null }>(`SELECT ${spec.column} AS sealed FROM ${spec.table} WHERE ${spec.key} = $1`, [id]);
-    const sealed = now.rows[0]?.sealed;
-    if (sealed === undefined || sealed === null) return 'gone';
+    const sealed = await db.maybeOneFirst(sql.type(CurrentValue)`SELECT ${column} AS sealed FROM ${table} WHERE ${key} = ${id}`);
+    if (sealed === null) return 'gone';
     value = sealed;
   }
   throw new Error(`${spec.table} ${String(id)} changed ${MAX_TRIES} times during the rotation; run it again`);
 }
 
-function unopened(spec: SealedColumn, id: unknown, value: string, error: unknown): UnopenedValue {
+function unopened(spec: SealedColumn, id: string | number, value: string, error: unknown): UnopenedValue {
   const kid = SecretBox.keyIdOf(value);
   const reason = error instanceof UnknownKeyId ? 'unknown_kid' : kid === undefined ? 'not_sealed' : 'does_not_open';
   return { table: spec.table, column: spec.column, id: String(id), kid: kid ?? null, reason };
@@ -86,12 +93,11 @@ export async function rotateSecrets(pool: Pool, box: SecretBox, columns: readonl
   const report: RotateReport = { current_kid: box.currentKid, tables: [], failed: [] };
   for (const spec of columns) {
     const counts = { table: spec.table, column: spec.column, resealed: 0, already_current: 0, failed: 0 };
-    await withTransaction(pool, async (client) => {
-      const rows = await client.query<{ id: unknown; sealed: string }>(
-        `SELECT ${spec.key} AS id, ${spec.column} AS sealed FROM ${spec.table} WHERE ${spec.column} IS NOT NULL ORDER BY ${spec.key}`,
-      );
-      for (const row of rows.rows) {
-        const outcome = await resealRow(client, spec, box, row.id, row.sealed);
+    const [table, key, column] = [sql.identifier([spec.table]), sql.identifier([spec.key]), sql.identifier([spec.column])];
+    await pool.transaction(async (tx) => {
+      const rows = await tx.any(sql.type(SealedRow)`SELECT ${key} AS id, ${column} AS sealed FROM ${table} WHERE ${column} IS NOT NULL ORDER BY ${key}`);
+      for (const row of rows) {
+        const outcome = await resealRow(tx, spec, box, row.id, row.sealed);
         if (outcome === 'resealed') counts.resealed++;
         else if (outcome === 'current') counts.already_current++;
         else if (outcome !== 'gone') {
@@ -109,9 +115,10 @@ export async function rotateSecrets(pool: Pool, box: SecretBox, columns: readonl
 export async function secretsStatus(pool: Pool, box: SecretBox, columns: readonly SealedColumn[] = SEALED_COLUMNS): Promise<StatusReport> {
   const report: StatusReport = { current_kid: box.currentKid, previous_kids: box.previousKids, tables: [] };
   for (const spec of columns) {
-    const rows = await pool.query<{ sealed: string }>(`SELECT ${spec.column} AS sealed FROM ${spec.table} WHERE ${spec.column} IS NOT NULL`);
-    const table = { table: spec.table, column: spec.column, sealed: rows.rows.length, current: 0, by_kid: {} as Record<string, number>, legacy_v1: 0, not_sealed: 0, unknown_kids: [] as string[] };
-    for (const { sealed } of rows.rows) {
+    const column = sql.identifier([spec.column]);
+    const values = await pool.anyFirst(sql.type(SealedValue)`SELECT ${column} AS sealed FROM ${sql.identifier([spec.table])} WHERE ${column} IS NOT NULL`);
+    const table = { table: spec.table, column: spec.column, sealed: values.length, current: 0, by_kid: {} as Record<string, number>, legacy_v1: 0, not_sealed: 0, unknown_kids: [] as string[] };
+    for (const sealed of values) {
       const kid = SecretBox.keyIdOf(sealed);
       if (kid === undefined) table.not_sealed++;
       else if (kid === null) table.legacy_v1++;

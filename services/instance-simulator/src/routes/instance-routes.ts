@@ -77,7 +77,7 @@ export function registerInstanceRoutes(app: FastifyInstance, ctx: SimContext): v
 
     // Evolution connects right away when asked for a QR code (Baileys only).
     const wantsQr = body.qrcode === true && integration === 'WHATSAPP-BAILEYS';
-    if (wantsQr) ctx.store.startConnecting(instance, number);
+    if (wantsQr) await ctx.store.startConnecting(instance, number);
 
     return reply.code(201).send({
       instance: {
@@ -140,7 +140,7 @@ export function registerInstanceRoutes(app: FastifyInstance, ctx: SimContext): v
 
       if (instance.state === 'open') return connectionStateView(instance);
       if (instance.state === 'close' || !instance.qrCode) {
-        ctx.store.startConnecting(instance, optionalString(request.query.number) ?? instance.number);
+        await ctx.store.startConnecting(instance, optionalString(request.query.number) ?? instance.number);
       }
       return qrCodeView(instance);
     },

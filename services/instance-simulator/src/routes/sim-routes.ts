@@ -3,7 +3,6 @@ import { requireGlobalKey, requireInstance } from '../auth.ts';
 import { badRequest } from '../evolution-errors.ts';
 import { FAULT_MODES, type FaultInput } from '../fault-registry.ts';
 import { connectionStateView, qrCodeView } from '../instance-views.ts';
-import { QR_SCANNABLE } from '../qr-image.ts';
 import type { SimContext } from '../sim-context.ts';
 import type { FaultMode, ResolvedAckDelays, SimInstance } from '../types.ts';
 
@@ -99,7 +98,7 @@ const ackView = (delays: ResolvedAckDelays) => ({
 });
 
 export function registerSimRoutes(app: FastifyInstance, ctx: SimContext): void {
-  app.get('/sim/health', async () => ({ ok: true, qr_scannable: QR_SCANNABLE }));
+  app.get('/sim/health', async () => ({ ok: true }));
 
   app.post<{ Params: { instanceName?: string }; Body: PairBody | undefined }>(
     '/sim/instances/:instanceName/pair',

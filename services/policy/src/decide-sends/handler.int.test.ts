@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '@gw/config';
-import { createPool, type Pool } from '@gw/db';
+import { createPool, sql, z, type Pool } from '@gw/db';
 import { EventCodec, newEventId, Topics, type SendDecided } from '@gw/events';
 import { createLogger, createMetrics } from '@gw/observability';
 import { createPolicy, type PolicyEvent } from '@gw/policy';
@@ -25,7 +25,7 @@ let offset = 0;
 
 beforeAll(async () => {
   isolation = await isolate();
-  pool = createPool(isolation.databaseUrl, 4);
+  pool = await createPool(isolation.databaseUrl, { maxConnections: 4 });
   topics = new Topics(isolation.topicPrefix, 6);
   codec = new EventCodec(isolation.env.SCHEMA_REGISTRY_URL!, topics);
   await codec.init(['SendRequested', 'PolicyInputRecorded', 'SendDecided', 'PolicyEventEmitted']);
@@ -66,8 +66,12 @@ async function decisions(out: Array<{ value: Buffer; topic: string; key: string;
   return decoded;
 }
 
-const chain = async () =>
-  (await pool.query<{ log_id: string; command_id: string; prev_hash: string; entry_hash: string }>('SELECT log_id::text, command_id, prev_hash, entry_hash FROM policy_log WHERE partition_chain = $1 ORDER BY log_id', [PARTITION])).rows;
+const ChainRow = z.object({ log_id: z.string(), command_id: z.string(), prev_hash: z.string(), entry_hash: z.string() });
+const chain = () => pool.any(sql.type(ChainRow)`SELECT log_id::text, command_id, prev_hash, entry_hash FROM policy_log WHERE partition_chain = ${PARTITION} ORDER BY log_id`);
+const Used = z.object({ used: z.number() });
+const quotaUsed = (customer: string) => pool.anyFirst(sql.type(Used)`SELECT used FROM quota_usage WHERE customer_id = ${customer} AND length(window_key) = 10`);
+// Every method of the pool that runs a statement (the handler's own statements go through these).
+const QUERY_METHODS = new Set(['any', 'anyFirst', 'exists', 'many', 'manyFirst', 'maybeOne', 'maybeOneFirst', 'one', 'oneFirst', 'query', 'stream']);
 
 describe('policy batch handler', () => {
   it('two processes taking turns on a partition keep one chain: a stale process is fenced off and redoes its batch', async () => {
@@ -87,10 +91,9 @@ describe('policy batch handler', () => {
     for (let i = 1; i < rows.length; i++) expect(rows[i]!.prev_hash).toBe(rows[i - 1]!.entry_hash);
     expect(third[0]!.prev_hash).toBe(second[1]!.entry_hash);
     // The quota counted every accepted send once, whichever process decided it.
-    const used = await pool.query<{ used: number }>("SELECT used FROM quota_usage WHERE customer_id = $1 AND length(window_key) = 10", [customer]);
-    expect(used.rows.map((r) => r.used)).toEqual([4]);
-    const offsets = await pool.query<{ next_offset: string }>('SELECT next_offset::text FROM policy_offsets WHERE partition = $1', [PARTITION]);
-    expect(offsets.rows).toEqual([{ next_offset: String(offset) }]);
+    expect(await quotaUsed(customer)).toEqual([4]);
+    const offsets = await pool.any(sql.type(z.object({ next_offset: z.string() }))`SELECT next_offset::text FROM policy_offsets WHERE partition = ${PARTITION}`);
+    expect(offsets).toEqual([{ next_offset: String(offset) }]);
   });
 
   it('after its first batch a process decides from memory with one statement per batch', async () => {
@@ -98,7 +101,10 @@ describe('policy batch handler', () => {
     const statements: string[] = [];
     const counted = new Proxy(pool, {
       get(target, prop, receiver) {
-        if (prop === 'query') return (text: string | { text: string }, ...rest: unknown[]) => (statements.push(typeof text === 'string' ? text : text.text), (target.query as (...a: unknown[]) => unknown)(text, ...rest));
+        if (typeof prop === 'string' && QUERY_METHODS.has(prop)) {
+          const method = Reflect.get(target, prop, receiver) as (query: { sql: string }, ...rest: unknown[]) => unknown;
+          return (query: { sql: string }, ...rest: unknown[]) => (statements.push(query.sql), method.call(target, query, ...rest));
+        }
         return Reflect.get(target, prop, receiver);
       },
     });
@@ -118,10 +124,9 @@ describe('policy batch handler', () => {
     const again = await decisions(await feed(run, [command(customer, 2), command(customer, 1, `cmd_twice_${customer}`)]));
     expect(again).toHaveLength(2);
     expect(again[1]).toMatchObject({ correlation_id: original!.correlation_id, log_id: original!.log_id, event_id: original!.event_id, entry_hash: original!.entry_hash });
-    const rows = await pool.query('SELECT 1 FROM policy_log WHERE command_id = $1', [original!.correlation_id]);
-    expect(rows.rowCount).toBe(1);
-    const used = await pool.query<{ used: number }>("SELECT used FROM quota_usage WHERE customer_id = $1 AND length(window_key) = 10", [customer]);
-    expect(used.rows.map((r) => r.used)).toEqual([2]);
+    const rows = await pool.any(sql.type(z.object({ log_id: z.number() }))`SELECT log_id FROM policy_log WHERE command_id = ${original!.correlation_id}`);
+    expect(rows).toHaveLength(1);
+    expect(await quotaUsed(customer)).toEqual([2]);
   });
 
   it('suppressions follow the facts in order within a batch, and a suppressed recipient is refused', async () => {
@@ -141,13 +146,13 @@ describe('policy batch handler', () => {
       ),
     );
     expect(out.map((d) => d.error_code)).toEqual(['recipient_suppressed']);
-    const rows = await pool.query<{ source: string }>('SELECT source FROM suppressions WHERE customer_id = $1 ORDER BY source', [customer]);
-    expect(rows.rows).toEqual([{ source: 'opt_out' }]);
+    const rows = await pool.any(sql.type(z.object({ source: z.string() }))`SELECT source FROM suppressions WHERE customer_id = ${customer} ORDER BY source`);
+    expect(rows).toEqual([{ source: 'opt_out' }]);
   });
 
   it('log ids come out in increasing numeric order across blocks, and above whatever a chain already holds', async () => {
     // Blocks that cross from four digits to five: sorted as text, 10000 would come before 9996.
-    await pool.query("SELECT setval('policy_log_log_id_seq', 9990)");
+    await pool.query(sql.type(z.object({ setval: z.number() }))`SELECT setval('policy_log_log_id_seq', 9990)`);
     const block = new LogIdBlock(16);
     const taken: number[] = [];
     for (let i = 0; i < 40; i++) taken.push(...(await block.take(pool, 1 + (i % 3), 0)));
@@ -157,8 +162,8 @@ describe('policy batch handler', () => {
     const last = taken[taken.length - 1]!;
     const [next] = await block.take(pool, 1, last + 1000);
     expect(next).toBeGreaterThan(last);
-    const { rows } = await pool.query<{ v: string }>('SELECT last_value::text AS v FROM policy_log_log_id_seq');
-    expect(next).toBeLessThanOrEqual(Number(rows[0]!.v));
+    const lastValue = await pool.oneFirst(sql.type(z.object({ v: z.number() }))`SELECT last_value AS v FROM policy_log_log_id_seq`);
+    expect(next).toBeLessThanOrEqual(lastValue);
   });
 });
 

@@ -1,9 +1,8 @@
-import { withTransaction } from '@gw/db';
 import type { OutgoingRecord } from '@gw/kafka';
 import { RecentSendsCache, type Policy } from '@gw/policy';
 import { toFactRecord } from '@gw/policy-log';
 import type { Runtime, StageEvents, StageHandler } from '@gw/runtime';
-import { applyBatch, COMMAND_DECIDED_BEFORE, FACT_FOLDED_BEFORE, FENCE_FAILED, findDecisions, findFoldedFacts, loadStates, lockAppliedOffset, lockChainHead } from './engine-store.ts';
+import { applyBatch, COMMAND_DECIDED_BEFORE, FACT_FOLDED_BEFORE, FENCE_FAILED, findDecisions, findFoldedFacts, loadStates, lockAppliedOffset, lockChainHead, sqlStateOf } from './engine-store.ts';
 import { LogIdBlock } from './log-ids.ts';
 import { PartitionContexts, type PartitionContext } from './partition-contexts.ts';
 import { freshCommands, runBatch, type BatchResult } from './run-batch.ts';
@@ -67,17 +66,17 @@ export function decideSends(runtime: Pick<Runtime, 'codec' | 'pool' | 'logger' |
   };
 
   const lockingPath = (topic: string, partition: number, decoded: Decoded, lastOffset: bigint): Promise<BatchResult> =>
-    withTransaction(pool, async (client) => {
-      const applied = await lockAppliedOffset(client, topic, partition);
-      const chain = await lockChainHead(client, partition);
+    pool.transaction(async (tx) => {
+      const applied = await lockAppliedOffset(tx, topic, partition);
+      const chain = await lockChainHead(tx, partition);
       const commandIds = decoded.flatMap(({ event }) => (event.type === 'SendRequested' ? [event.payload.correlation_id] : []));
-      const recorded = await findDecisions(client, commandIds);
-      const foldedFacts = await findFoldedFacts(client, decoded.flatMap(({ event }) => (event.type === 'PolicyInputRecorded' ? [event.payload.event_id] : [])));
-      const states = await loadStates(client, [...new Set(decoded.map(({ event }) => event.payload.customer_id))]);
-      const ids = await logIds.take(client, freshCommands(decoded, recorded), chain.lastLogId);
+      const recorded = await findDecisions(tx, commandIds);
+      const foldedFacts = await findFoldedFacts(tx, decoded.flatMap(({ event }) => (event.type === 'PolicyInputRecorded' ? [event.payload.event_id] : [])));
+      const states = await loadStates(tx, [...new Set(decoded.map(({ event }) => event.payload.customer_id))]);
+      const ids = await logIds.take(tx, freshCommands(decoded, recorded), chain.lastLogId);
       const result = runBatch({ policy: options.policy, cache, decoded, partition, applied, head: chain.head, recorded, foldedFacts, logIds: ids, stateOf: (id) => states.get(id)! });
       const nextOffset = lastOffset + 1n > applied ? lastOffset + 1n : applied;
-      await applyBatch(client, { topic, partition, expectedOffset: applied, nextOffset, expectedHead: chain.head, result });
+      await applyBatch(tx, { topic, partition, expectedOffset: applied, nextOffset, expectedHead: chain.head, result });
       // Remembered as written; a failed commit throws past this and the context is dropped below.
       contexts.remember(topic, partition, { applied: nextOffset, head: result.head, lastLogId: result.lastLogId ?? chain.lastLogId }, new Map([...states, ...result.states]));
       return result;
@@ -94,7 +93,7 @@ export function decideSends(runtime: Pick<Runtime, 'codec' | 'pool' | 'logger' |
         result = await fastPath(topic, partition, context, decoded, lastOffset + 1n);
       } catch (error) {
         contexts.drop(topic, partition);
-        const code = (error as { code?: string }).code;
+        const code = sqlStateOf(error);
         if (code !== FENCE_FAILED && code !== COMMAND_DECIDED_BEFORE && code !== FACT_FOLDED_BEFORE) throw error;
         const reason = code === FENCE_FAILED ? 'partition moved on' : code === COMMAND_DECIDED_BEFORE ? 'command decided before' : 'fact folded before';
         logger.info({ topic, partition, reason }, 'policy batch redone on the locking path');

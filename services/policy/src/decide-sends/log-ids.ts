@@ -1,4 +1,6 @@
-import type { Pool, PoolClient } from '@gw/db';
+import { sql, z, type Queryable } from '@gw/db';
+
+const LogId = z.object({ id: z.number() });
 
 /**
  * Policy-log ids taken from the sequence a block at a time (one round trip per block, not per
@@ -12,15 +14,15 @@ export class LogIdBlock {
 
   constructor(private readonly blockSize: number) {}
 
-  take(db: Pool | PoolClient, count: number, above: number): Promise<number[]> {
+  take(db: Queryable, count: number, above: number): Promise<number[]> {
     if (count === 0) return Promise.resolve([]);
     // One caller at a time: partitions of one process share the block.
     const taken = this.turn.then(async () => {
       if (this.ids.length > 0 && this.ids[0]! <= above) this.ids = [];
       if (this.ids.length < count) {
-        const result = await db.query<{ id: string }>("SELECT nextval('policy_log_log_id_seq') AS id FROM generate_series(1, $1)", [Math.max(this.blockSize, count)]);
-        // Sorted here, as numbers: bigint arrives as text.
-        this.ids = result.rows.map((r) => Number(r.id)).sort((a, b) => a - b);
+        const ids = await db.anyFirst(sql.type(LogId)`SELECT nextval('policy_log_log_id_seq') AS id FROM generate_series(1, ${Math.max(this.blockSize, count)})`);
+        // Sorted here, as numbers: the rows come in no promised order.
+        this.ids = [...ids].sort((a, b) => a - b);
       }
       return this.ids.splice(0, count);
     });

@@ -1,4 +1,4 @@
-import type { Pool } from '@gw/db';
+import { sql, z, type Queryable } from '@gw/db';
 
 /** A delivery this process has claimed (state in_flight until lease_until). */
 export interface ClaimedDelivery {
@@ -27,50 +27,52 @@ export interface ClaimInput {
   skipInstances: string[];
 }
 
-interface ClaimRow {
-  delivery_id: string;
-  instance_id: string;
-  event: string;
-  body: string;
-  attempts: number;
-  round_attempts: number;
-  destination_url: string;
-  signing_secret_enc: string;
-  consecutive_failures: number;
-}
+const ClaimRow = z.object({
+  delivery_id: z.string(),
+  instance_id: z.string(),
+  event: z.string(),
+  body: z.string(),
+  attempts: z.number(),
+  round_attempts: z.number(),
+  destination_url: z.string(),
+  signing_secret_enc: z.string(),
+  consecutive_failures: z.number(),
+});
+
+/** A time in ms as a timestamptz parameter: the worker's clock, not the server's, decides what is due. */
+const timestamp = (ms: number) => sql.fragment`${new Date(ms).toISOString()}::timestamptz`;
 
 /**
  * Claims due deliveries of active endpoints: for each endpoint (in random order, so none is
  * always served last) its oldest due ones, at most perEndpoint. SKIP LOCKED lets several
  * processes claim side by side; the lease marks the claim until the attempt is recorded.
  */
-export async function claimDue(pool: Pool, input: ClaimInput): Promise<ClaimedDelivery[]> {
+export async function claimDue(db: Queryable, input: ClaimInput): Promise<ClaimedDelivery[]> {
   if (input.limit <= 0 || input.perEndpoint <= 0) return [];
-  const now = new Date(input.now);
-  const result = await pool.query<ClaimRow>(
-    `WITH due AS (
-       SELECT x.delivery_id
-         FROM (SELECT instance_id FROM webhook_endpoints
-                WHERE status = 'active' AND NOT (instance_id = ANY($3::text[]))
-                ORDER BY random()) e
-        CROSS JOIN LATERAL (
-          SELECT d.delivery_id FROM webhook_deliveries d
-           WHERE d.instance_id = e.instance_id AND d.state = 'pending' AND d.next_attempt_at <= $1
-           ORDER BY d.next_attempt_at
-           LIMIT $4
-           FOR UPDATE SKIP LOCKED
-        ) x
-        LIMIT $2
-     )
-     UPDATE webhook_deliveries d
-        SET state = 'in_flight', lease_until = $5, attempts = d.attempts + 1, round_attempts = d.round_attempts + 1, updated_at = $1
-       FROM due, webhook_endpoints e
-      WHERE d.delivery_id = due.delivery_id AND e.instance_id = d.instance_id
-      RETURNING d.delivery_id, d.instance_id, d.event, d.body, d.attempts, d.round_attempts,
-                e.destination_url, e.signing_secret_enc, e.consecutive_failures`,
-    [now, input.limit, input.skipInstances, input.perEndpoint, new Date(input.now + input.leaseMs)],
-  );
-  return result.rows.map((r) => ({
+  const now = timestamp(input.now);
+  const rows = await db.any(sql.type(ClaimRow)`
+    WITH due AS (
+      SELECT x.delivery_id
+        FROM (SELECT instance_id FROM webhook_endpoints
+               WHERE status = 'active' AND NOT (instance_id = ANY(${sql.array(input.skipInstances, 'text')}))
+               ORDER BY random()) e
+       CROSS JOIN LATERAL (
+         SELECT d.delivery_id FROM webhook_deliveries d
+          WHERE d.instance_id = e.instance_id AND d.state = 'pending' AND d.next_attempt_at <= ${now}
+          ORDER BY d.next_attempt_at
+          LIMIT ${input.perEndpoint}
+          FOR UPDATE SKIP LOCKED
+       ) x
+       LIMIT ${input.limit}
+    )
+    UPDATE webhook_deliveries d
+       SET state = 'in_flight', lease_until = ${timestamp(input.now + input.leaseMs)}, attempts = d.attempts + 1,
+           round_attempts = d.round_attempts + 1, updated_at = ${now}
+      FROM due, webhook_endpoints e
+     WHERE d.delivery_id = due.delivery_id AND e.instance_id = d.instance_id
+     RETURNING d.delivery_id, d.instance_id, d.event, d.body, d.attempts, d.round_attempts,
+               e.destination_url, e.signing_secret_enc, e.consecutive_failures`);
+  return rows.map((r) => ({
     deliveryId: r.delivery_id,
     instanceId: r.instance_id,
     event: r.event,
@@ -87,11 +89,10 @@ export async function claimDue(pool: Pool, input: ClaimInput): Promise<ClaimedDe
  * Claims whose lease ran out (the process died between claiming and recording) become due
  * again. The attempt they stood for may have reached the receiver: at least once, same id.
  */
-export async function releaseExpiredLeases(pool: Pool, now: number): Promise<number> {
-  const result = await pool.query(
-    `UPDATE webhook_deliveries SET state = 'pending', next_attempt_at = $1, lease_until = NULL, updated_at = $1
-      WHERE state = 'in_flight' AND lease_until < $1`,
-    [new Date(now)],
-  );
-  return result.rowCount ?? 0;
+export async function releaseExpiredLeases(db: Queryable, now: number): Promise<number> {
+  const at = timestamp(now);
+  const result = await db.query(sql.typeAlias('void')`
+    UPDATE webhook_deliveries SET state = 'pending', next_attempt_at = ${at}, lease_until = NULL, updated_at = ${at}
+     WHERE state = 'in_flight' AND lease_until < ${at}`);
+  return result.rowCount;
 }

@@ -1,16 +1,18 @@
+import { z } from '@gw/db';
 import { updateEndpointHealth, type EndpointHealth, type RetryPolicy } from '@gw/webhooks';
 import type { AttemptRecord } from './attempt.ts';
 
 /** An endpoint row's health columns, as read under lock. */
-export interface EndpointHealthRow {
-  instance_id: string;
-  status: 'active' | 'paused' | 'disabled';
-  failing_since: Date | null;
-  last_success_at: Date | null;
-  consecutive_failures: number;
-  disabled_at: Date | null;
-  disabled_reason: 'gone' | 'failing_too_long' | null;
-}
+export const EndpointHealthRow = z.object({
+  instance_id: z.string(),
+  status: z.enum(['active', 'paused', 'disabled']),
+  failing_since: z.date().nullable(),
+  last_success_at: z.date().nullable(),
+  consecutive_failures: z.number(),
+  disabled_at: z.date().nullable(),
+  disabled_reason: z.enum(['gone', 'failing_too_long']).nullable(),
+});
+export type EndpointHealthRow = z.infer<typeof EndpointHealthRow>;
 
 const ms = (d: Date | null) => (d === null ? null : d.getTime());
 

@@ -1,7 +1,7 @@
-import type { Pool } from '@gw/db';
+import { sql, type Pool } from '@gw/db';
 import type { RetryPolicy } from '@gw/webhooks';
 import type { AttemptRecord } from './attempt.ts';
-import { foldHealth, type EndpointHealthRow } from './endpoint-health.ts';
+import { EndpointHealthRow, foldHealth } from './endpoint-health.ts';
 
 type DeliveryState = 'pending' | 'delivered' | 'failed';
 type Pending = { attempt: AttemptRecord; resolve: () => void; reject: (error: unknown) => void };
@@ -29,6 +29,8 @@ export function errorOf(record: AttemptRecord): string | null {
 
 // Postgres text cannot hold NUL; a receiver's response bytes can.
 const storable = (text: string) => text.replaceAll('\u0000', '\uFFFD');
+/** A time in ms (or none) as timestamptz text. */
+const at = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
 /**
  * Writes attempts in batches: one transaction records every attempt of the batch, moves each
@@ -88,73 +90,65 @@ export class AttemptRecorder {
   }
 
   private async write(batch: AttemptRecord[]): Promise<void> {
-    const client = await this.pool.connect();
-    try {
-      await client.query('BEGIN');
-      const byEndpoint = new Map<string, AttemptRecord[]>();
-      for (const a of batch) {
-        const attempts = byEndpoint.get(a.claim.instanceId);
-        if (attempts) attempts.push(a);
-        else byEndpoint.set(a.claim.instanceId, [a]);
-      }
-      const outcomes = batch.map(outcomeOf);
-      await client.query(
-        `INSERT INTO webhook_attempts (delivery_id, attempt, attempted_at, destination_url, status_code, latency_ms, response_snippet, error, outcome, next_attempt_at)
-         SELECT * FROM unnest($1::text[], $2::int[], $3::timestamptz[], $4::text[], $5::int[], $6::int[], $7::text[], $8::text[], $9::text[], $10::timestamptz[])`,
-        [
-          batch.map((a) => a.claim.deliveryId),
-          batch.map((a) => a.claim.attempt),
-          batch.map((a) => new Date(a.attemptedAt)),
-          batch.map((a) => a.claim.destinationUrl),
-          batch.map((a) => a.result.status),
-          batch.map((a) => a.result.latencyMs),
-          batch.map((a) => storable(a.result.responseSnippet)),
-          batch.map(errorOf),
-          outcomes.map((o) => o.outcome),
-          outcomes.map((o) => o.nextAttemptAt),
-        ],
-      );
-      // Only a delivery still in flight moves on: one taken back by resend or recover keeps its new state.
-      await client.query(
-        `UPDATE webhook_deliveries d
-            SET state = u.state, next_attempt_at = COALESCE(u.next_at, d.next_attempt_at), lease_until = NULL,
-                last_status = u.status, last_error = u.error, updated_at = now()
-           FROM unnest($1::text[], $2::text[], $3::timestamptz[], $4::int[], $5::text[]) AS u(id, state, next_at, status, error)
-          WHERE d.delivery_id = u.id AND d.state = 'in_flight'`,
-        [batch.map((a) => a.claim.deliveryId), outcomes.map((o) => o.state), outcomes.map((o) => o.nextAttemptAt), batch.map((a) => a.result.status), batch.map(errorOf)],
-      );
-      // Endpoints last and in a fixed order: the lock is short, and concurrent writers never deadlock.
-      const locked = await client.query<EndpointHealthRow>(
-        `SELECT instance_id, status, failing_since, last_success_at, consecutive_failures, disabled_at, disabled_reason
-           FROM webhook_endpoints WHERE instance_id = ANY($1::text[]) ORDER BY instance_id FOR UPDATE`,
-        [[...byEndpoint.keys()]],
-      );
-      // Every endpoint's new health in one statement: the rows stay locked for one round trip, not one per endpoint.
-      const folded = locked.rows.map((row) => ({ id: row.instance_id, ...foldHealth(row, byEndpoint.get(row.instance_id) ?? [], this.policy) }));
-      const at = (ms: number | null) => (ms === null ? null : new Date(ms));
-      await client.query(
-        `UPDATE webhook_endpoints e
-            SET status = u.status, failing_since = u.failing_since, last_success_at = u.last_success_at,
-                consecutive_failures = u.consecutive_failures, disabled_at = u.disabled_at, disabled_reason = u.disabled_reason, updated_at = now()
-           FROM unnest($1::text[], $2::text[], $3::timestamptz[], $4::timestamptz[], $5::int[], $6::timestamptz[], $7::text[])
-                AS u(instance_id, status, failing_since, last_success_at, consecutive_failures, disabled_at, disabled_reason)
-          WHERE e.instance_id = u.instance_id`,
-        [
-          folded.map((f) => f.id),
-          folded.map((f) => f.status),
-          folded.map((f) => at(f.health.failingSince)),
-          folded.map((f) => at(f.health.lastSuccessAt)),
-          folded.map((f) => f.health.consecutiveFailures),
-          folded.map((f) => at(f.health.disabledAt)),
-          folded.map((f) => f.health.disabledReason),
-        ],
-      );
-      await client.query('COMMIT');
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw error;
-    } finally {
-      client.release();
+    const byEndpoint = new Map<string, AttemptRecord[]>();
+    for (const a of batch) {
+      const attempts = byEndpoint.get(a.claim.instanceId);
+      if (attempts) attempts.push(a);
+      else byEndpoint.set(a.claim.instanceId, [a]);
     }
+    const outcomes = batch.map(outcomeOf);
+    const nextAt = (i: number) => outcomes[i]!.nextAttemptAt?.toISOString() ?? null;
+    await this.pool.transaction(async (tx) => {
+      await tx.query(sql.typeAlias('void')`
+        INSERT INTO webhook_attempts (delivery_id, attempt, attempted_at, destination_url, status_code, latency_ms, response_snippet, error, outcome, next_attempt_at)
+        SELECT * FROM ${sql.unnest(
+          batch.map((a, i) => [
+            a.claim.deliveryId,
+            a.claim.attempt,
+            at(a.attemptedAt),
+            a.claim.destinationUrl,
+            a.result.status,
+            a.result.latencyMs,
+            storable(a.result.responseSnippet),
+            errorOf(a),
+            outcomes[i]!.outcome,
+            nextAt(i),
+          ]),
+          ['text', 'int4', 'timestamptz', 'text', 'int4', 'int4', 'text', 'text', 'text', 'timestamptz'],
+        )}`);
+      // Only a delivery still in flight moves on: one taken back by resend or recover keeps its new state.
+      await tx.query(sql.typeAlias('void')`
+        UPDATE webhook_deliveries d
+           SET state = u.state, next_attempt_at = COALESCE(u.next_at, d.next_attempt_at), lease_until = NULL,
+               last_status = u.status, last_error = u.error, updated_at = now()
+          FROM ${sql.unnest(
+            batch.map((a, i) => [a.claim.deliveryId, outcomes[i]!.state, nextAt(i), a.result.status, errorOf(a)]),
+            ['text', 'text', 'timestamptz', 'int4', 'text'],
+          )} AS u(id, state, next_at, status, error)
+         WHERE d.delivery_id = u.id AND d.state = 'in_flight'`);
+      // Endpoints last and in a fixed order: the lock is short, and concurrent writers never deadlock.
+      const locked = await tx.any(sql.type(EndpointHealthRow)`
+        SELECT instance_id, status, failing_since, last_success_at, consecutive_failures, disabled_at, disabled_reason
+          FROM webhook_endpoints WHERE instance_id = ANY(${sql.array([...byEndpoint.keys()], 'text')}) ORDER BY instance_id FOR UPDATE`);
+      // Every endpoint's new health in one statement: the rows stay locked for one round trip, not one per endpoint.
+      const folded = locked.map((row) => ({ id: row.instance_id, ...foldHealth(row, byEndpoint.get(row.instance_id) ?? [], this.policy) }));
+      await tx.query(sql.typeAlias('void')`
+        UPDATE webhook_endpoints e
+           SET status = u.status, failing_since = u.failing_since, last_success_at = u.last_success_at,
+               consecutive_failures = u.consecutive_failures, disabled_at = u.disabled_at, disabled_reason = u.disabled_reason, updated_at = now()
+          FROM ${sql.unnest(
+            folded.map((f) => [
+              f.id,
+              f.status,
+              at(f.health.failingSince),
+              at(f.health.lastSuccessAt),
+              f.health.consecutiveFailures,
+              at(f.health.disabledAt),
+              f.health.disabledReason,
+            ]),
+            ['text', 'text', 'timestamptz', 'timestamptz', 'int4', 'timestamptz', 'text'],
+          )} AS u(instance_id, status, failing_since, last_success_at, consecutive_failures, disabled_at, disabled_reason)
+         WHERE e.instance_id = u.instance_id`);
+    });
   }
 }

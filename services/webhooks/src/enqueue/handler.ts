@@ -1,20 +1,17 @@
+import { sql, z } from '@gw/db';
 import type { Runtime, StageHandler } from '@gw/runtime';
 import { deliveryIdFor } from '@gw/webhooks';
 
-interface Subscriber {
-  customer_id: string;
-  events: string[];
-}
+const Subscriber = z.object({ instance_id: z.string(), customer_id: z.string(), events: z.array(z.string()) });
+type Subscriber = z.infer<typeof Subscriber>;
 
 /** Endpoints that take new deliveries: active ones, and paused ones (held until resumed). */
 async function subscribers(runtime: Runtime, instanceIds: string[]): Promise<Map<string, Subscriber>> {
   if (instanceIds.length === 0) return new Map();
-  const result = await runtime.pool.query<Subscriber & { instance_id: string }>(
-    `SELECT instance_id, customer_id, events FROM webhook_endpoints
-      WHERE instance_id = ANY($1::text[]) AND status <> 'disabled'`,
-    [instanceIds],
-  );
-  return new Map(result.rows.map((r) => [r.instance_id, r]));
+  const rows = await runtime.pool.any(sql.type(Subscriber)`
+    SELECT instance_id, customer_id, events FROM webhook_endpoints
+     WHERE instance_id = ANY(${sql.array(instanceIds, 'text')}) AND status <> 'disabled'`);
+  return new Map(rows.map((r) => [r.instance_id, r]));
 }
 
 /**
@@ -29,23 +26,13 @@ export function enqueueGatewayEvents(runtime: Runtime, onQueued: (count: number)
     const endpoints = await subscribers(runtime, [...new Set(events.map((e) => e.instance_id))]);
     const queued = events.filter((e) => endpoints.get(e.instance_id)?.events.includes(e.event));
     if (queued.length > 0) {
-      const now = new Date();
-      await runtime.pool.query(
-        `INSERT INTO webhook_deliveries (delivery_id, event_id, instance_id, customer_id, event, body, occurred_at, state, next_attempt_at)
-         SELECT d, e, i, c, n, b, to_timestamp(o / 1000.0), 'pending', $8
-           FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::bigint[]) AS t(d, e, i, c, n, b, o)
-         ON CONFLICT (event_id, instance_id) DO NOTHING`,
-        [
-          queued.map((e) => deliveryIdFor(e.event_id, e.instance_id)),
-          queued.map((e) => e.event_id),
-          queued.map((e) => e.instance_id),
-          queued.map((e) => e.customer_id),
-          queued.map((e) => e.event),
-          queued.map((e) => e.payload),
-          queued.map((e) => e.occurred_at),
-          now,
-        ],
-      );
+      const now = new Date().toISOString();
+      const rows = queued.map((e) => [deliveryIdFor(e.event_id, e.instance_id), e.event_id, e.instance_id, e.customer_id, e.event, e.payload, e.occurred_at]);
+      await runtime.pool.query(sql.typeAlias('void')`
+        INSERT INTO webhook_deliveries (delivery_id, event_id, instance_id, customer_id, event, body, occurred_at, state, next_attempt_at)
+        SELECT d, e, i, c, n, b, to_timestamp(o / 1000.0), 'pending', ${now}::timestamptz
+          FROM ${sql.unnest(rows, ['text', 'text', 'text', 'text', 'text', 'text', 'int8'])} AS t(d, e, i, c, n, b, o)
+        ON CONFLICT (event_id, instance_id) DO NOTHING`);
       onQueued(queued.length);
     }
     metrics.eventsProcessed.inc({ group: 'webhook-enqueue', topic: 'gateway-events', outcome: 'queued' }, queued.length);

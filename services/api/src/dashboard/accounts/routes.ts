@@ -1,0 +1,148 @@
+// Sign-up, sign-in (password, then a TOTP code once enrolled), sign-out and sign-out everywhere.
+// Sign-up creates the customer (the organisation) and its owner. Wrong passwords and codes count
+// towards a lockout; both forms are rate-limited per client address as well.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { createCustomer, planChange } from '@gw/accounts';
+import type { Pool } from '@gw/db';
+import type { SecretBox } from '@gw/security';
+import type { DashboardAppends } from '../appends.ts';
+import { secondFactorMatches } from '../mfa/totp.ts';
+import { clearSessionCookie, setSessionCookie } from '../sessions/plugin.ts';
+import { closeAllSessions, closeSession, openSession, rotateSession } from '../sessions/store.ts';
+import { requireSignedIn } from '../sessions/guards.ts';
+import { hashPassword, PASSWORD_MAX, PASSWORD_MIN, passwordMatches, passwordProblem } from './passwords.ts';
+import { addMembership, clearFailures, createUser, EmailTaken, findUser, findUserByEmail, firstMembership, isLocked, recordFailure } from './users.ts';
+import { EMAIL, form, text } from '../forms.ts';
+
+export interface AccountRoutesOptions {
+  pool: Pool;
+  box: SecretBox;
+  appends: DashboardAppends;
+  lockout: { after: number; ms: number };
+  signInPerMinute: number;
+  secureCookies: boolean;
+  /** The plan a new customer gets (DASHBOARD_SIGN_UP_PLAN), or none. */
+  signUpPlan: string;
+}
+
+/** Where to go after signing in: a path on this site only (never another origin). */
+const safeNext = (next: unknown) => (typeof next === 'string' && /^\/(?![/\\])[^\s]*$/.test(next) && next.length < 500 ? next : '/instances');
+
+const minutes = (ms: number) => Math.max(1, Math.ceil(ms / 60_000));
+
+export async function accountRoutes(app: FastifyInstance, opts: AccountRoutesOptions): Promise<void> {
+  const limited = { rateLimit: { max: opts.signInPerMinute, timeWindow: 60_000 } };
+  const signedIn = async (reply: FastifyReply, id: string, next: string) => {
+    setSessionCookie(reply, id, opts.secureCookies);
+    return reply.redirect(next, 303);
+  };
+
+  app.get('/sign-up', async (_request, reply) => reply.page('sign-up', { title: 'Create an account', values: {}, errors: {}, min: PASSWORD_MIN }));
+
+  app.post<{ Body: { organisation: string; email: string; password: string } }>(
+    '/sign-up',
+    { config: limited, schema: form({ organisation: text(200), email: text(320), password: text(PASSWORD_MAX) }, ['organisation', 'email', 'password']), attachValidation: true },
+    async (request, reply) => {
+      const body = (request.body ?? {}) as Partial<Record<'organisation' | 'email' | 'password', string>>;
+      const values = { organisation: body.organisation ?? '', email: body.email ?? '' };
+      const errors: Record<string, string> = {};
+      if (!values.organisation.trim()) errors.organisation = 'Give your organisation a name.';
+      if (!EMAIL.test(values.email.trim())) errors.email = 'Enter an email address.';
+      const weak = passwordProblem(body.password ?? '');
+      if (weak) errors.password = weak;
+      if (!errors.email && (await findUserByEmail(opts.pool, values.email))) errors.email = 'An account with this email exists. Sign in instead.';
+      if (request.validationError || Object.keys(errors).length > 0) {
+        return reply.code(400).page('sign-up', { title: 'Create an account', values, errors: Object.keys(errors).length ? errors : { form: 'Check the form.' }, min: PASSWORD_MIN });
+      }
+      const passwordHash = await hashPassword(body.password!);
+      const customer = await createCustomer(opts.pool, opts.appends.facts, values.organisation.trim());
+      // The plan the gateway gives at sign-up, so the setup journey can end in a first send.
+      if (opts.signUpPlan !== 'none') await opts.appends.facts.append(planChange(customer.customer_id, opts.signUpPlan, { by: values.email.trim(), reason: 'plan given at sign-up' }));
+      let userId: string;
+      try {
+        userId = await createUser(opts.pool, values.email, passwordHash);
+      } catch (error) {
+        if (!(error instanceof EmailTaken)) throw error;
+        return reply.code(400).page('sign-up', { title: 'Create an account', values, errors: { email: 'An account with this email exists. Sign in instead.' }, min: PASSWORD_MIN });
+      }
+      await addMembership(opts.pool, userId, customer.customer_id, 'owner');
+      await opts.appends.audit.record({ customerId: customer.customer_id, action: 'customer.created', subjectId: customer.customer_id, by: values.email.trim(), via: 'dashboard', details: { name: customer.name, owner: userId } });
+      const id = await openSession(opts.pool, { userId, customerId: customer.customer_id, stage: 'full', mfaAt: null });
+      return signedIn(reply, id, '/account/mfa');
+    },
+  );
+
+  app.get<{ Querystring: { next?: string; ended?: string; signed_out?: string } }>('/sign-in', async (request, reply) => {
+    const notice = request.query.ended ? 'Your session ended. Sign in again.' : request.query.signed_out ? 'You are signed out.' : null;
+    return reply.page('sign-in', { title: 'Sign in', next: safeNext(request.query.next), email: '', error: null, notice });
+  });
+
+  app.post<{ Body: { email: string; password: string; next?: string } }>(
+    '/sign-in',
+    { config: limited, schema: form({ email: text(320), password: text(PASSWORD_MAX), next: text(500) }, ['email', 'password']), attachValidation: true },
+    async (request, reply) => {
+      const body = (request.body ?? {}) as Partial<Record<'email' | 'password' | 'next', string>>;
+      const next = safeNext(body.next);
+      const refuse = (status: number, error: string) => reply.code(status).page('sign-in', { title: 'Sign in', next, email: body.email ?? '', error, notice: null });
+      if (request.validationError) return refuse(400, 'Enter your email and password.');
+      const user = await findUserByEmail(opts.pool, body.email ?? '');
+      if (user && isLocked(user)) return refuse(429, `Too many wrong attempts. This account is locked for ${minutes(user.locked_until!.getTime() - Date.now())} more minute(s).`);
+      if (!(await passwordMatches(body.password ?? '', user?.password_hash ?? null)) || !user) {
+        if (user) await recordFailure(opts.pool, user.id, opts.lockout);
+        return refuse(401, 'The email or password is wrong.');
+      }
+      // A session that was open in this browser ends: the new one gets a new id.
+      if (request.account) await closeSession(opts.pool, request.account.id_hash);
+      const membership = await firstMembership(opts.pool, user.id);
+      if (user.mfa_enrolled_at) {
+        const id = await openSession(opts.pool, { userId: user.id, customerId: membership?.customer_id ?? null, stage: 'password', mfaAt: null });
+        setSessionCookie(reply, id, opts.secureCookies);
+        return reply.redirect(`/sign-in/code?next=${encodeURIComponent(next)}`, 303);
+      }
+      await clearFailures(opts.pool, user.id);
+      const id = await openSession(opts.pool, { userId: user.id, customerId: membership?.customer_id ?? null, stage: 'full', mfaAt: null });
+      return signedIn(reply, id, next);
+    },
+  );
+
+  app.get<{ Querystring: { next?: string } }>('/sign-in/code', async (request, reply) => {
+    if (!request.account) return reply.redirect('/sign-in', 303);
+    if (request.account.stage === 'full') return reply.redirect(safeNext(request.query.next), 303);
+    return reply.page('sign-in-code', { title: 'Enter your code', next: safeNext(request.query.next), error: null });
+  });
+
+  app.post<{ Body: { code: string; next?: string } }>(
+    '/sign-in/code',
+    { config: limited, schema: form({ code: text(40), next: text(500) }, ['code']), attachValidation: true },
+    async (request, reply) => {
+      const account = request.account;
+      if (!account) return reply.redirect('/sign-in', 303);
+      const next = safeNext(request.body?.next);
+      const user = await findUser(opts.pool, account.user_id);
+      if (!user || isLocked(user)) {
+        await closeSession(opts.pool, account.id_hash);
+        clearSessionCookie(reply, opts.secureCookies);
+        return reply.code(429).page('sign-in', { title: 'Sign in', next, email: '', error: 'Too many wrong attempts. This account is locked for a while.', notice: null });
+      }
+      if (request.validationError || !(await secondFactorMatches(opts.pool, opts.box, user, request.body.code))) {
+        await recordFailure(opts.pool, user.id, opts.lockout);
+        return reply.code(401).page('sign-in-code', { title: 'Enter your code', next, error: 'That code is not right. Use the current code from your authenticator app, or a recovery code.' });
+      }
+      await clearFailures(opts.pool, user.id);
+      const id = await rotateSession(opts.pool, account.id_hash, { stage: 'full', mfaAt: new Date() });
+      return signedIn(reply, id, next);
+    },
+  );
+
+  app.post('/sign-out', { schema: form({}, []) }, async (request: FastifyRequest, reply) => {
+    if (request.account) await closeSession(opts.pool, request.account.id_hash);
+    clearSessionCookie(reply, opts.secureCookies);
+    return reply.redirect('/sign-in?signed_out=1', 303);
+  });
+
+  app.post('/account/sign-out-everywhere', { preHandler: requireSignedIn, schema: form({}, []) }, async (request, reply) => {
+    await closeAllSessions(opts.pool, request.account!.user_id);
+    clearSessionCookie(reply, opts.secureCookies);
+    return reply.redirect('/sign-in?signed_out=1', 303);
+  });
+}

@@ -1,0 +1,35 @@
+// Pages are rendered on the server with eta through @fastify/view, in one layout; the stylesheet
+// and the little script of the live parts are served from ./assets (no CDN, no build step).
+// `reply.page` renders a template with what every page needs: the signed-in account, a CSRF
+// token for its forms, and no caching of anything that may show a secret.
+import { fileURLToPath } from 'node:url';
+import fastifyStatic from '@fastify/static';
+import fastifyView from '@fastify/view';
+import { Eta } from 'eta';
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import fp from 'fastify-plugin';
+import { csrfUserInfo } from './csrf.ts';
+
+const VIEWS = fileURLToPath(new URL('../views/', import.meta.url));
+const ASSETS = fileURLToPath(new URL('../assets/', import.meta.url));
+
+declare module 'fastify' {
+  interface FastifyReply {
+    /** Renders `views/<template>.eta` in the layout (status as set on the reply, 200 by default). */
+    page(template: string, data?: Record<string, unknown>): Promise<FastifyReply>;
+  }
+}
+
+export const viewsPlugin = fp(async (app: FastifyInstance) => {
+  // autoEscape: `<%= %>` escapes; only `<%~ %>` (used for the layout's body) writes raw HTML.
+  const eta = new Eta({ views: VIEWS, autoEscape: true, cache: process.env.NODE_ENV === 'production' });
+  await app.register(fastifyView, { engine: { eta }, templates: VIEWS });
+  await app.register(fastifyStatic, { root: ASSETS, prefix: '/assets/', decorateReply: false, index: false, maxAge: '1h' });
+  app.decorateReply('page', async function page(this: FastifyReply, template: string, data: Record<string, unknown> = {}) {
+    const request = this.request;
+    // Outside the dashboard's scope (no CSRF plugin) a page has no forms to protect.
+    const csrf = typeof this.generateCsrf === 'function' ? this.generateCsrf({ userInfo: csrfUserInfo(request) }) : '';
+    const html = await this.viewAsync(`${template}.eta`, { account: request.account ?? null, csrf, path: request.url.split('?')[0], ...data });
+    return this.header('cache-control', 'no-store').type('text/html; charset=utf-8').send(html);
+  });
+}, { name: 'dashboard-views' });

@@ -1,0 +1,49 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { FastifyInstance } from 'fastify';
+import { useApiFixture } from '../../testing/api-fixture.ts';
+import type { GuardedRoute } from '../sessions/guards.ts';
+import { field } from '../testing/page-client.ts';
+import { memberWithRole, type TestMember } from '../testing/members.ts';
+import { can, ROLES, type Role } from './permissions.ts';
+
+// Every dashboard route, tried by a member of every role: refused (403) exactly where the matrix
+// (permissions.ts, shown in docs/dashboard.md) says no. Ids in paths name nothing, so an allowed
+// request goes past the guard and stops at the handler's own checks (a 404 or a 400), and no
+// request changes anything.
+const PUBLIC = new Set(['/', '/sign-up', '/sign-in', '/sign-in/code', '/sign-out', '/acceptable-use', '/docs/responsible-messaging', '/invites/:token', '/invites/:token/accept']);
+const OWN_ACCOUNT = new Set(['/account', '/account/mfa', '/account/sign-out-everywhere']);
+
+const suite = useApiFixture();
+const routes: GuardedRoute[] = [];
+let app: FastifyInstance;
+const members = new Map<Role, TestMember>();
+
+beforeAll(async () => {
+  app = await suite.fixture.build({ dashboardRoutes: routes });
+  const account = await suite.fixture.account();
+  for (const role of ROLES) members.set(role, await memberWithRole(app, suite.fixture.runtime.pool, suite.fixture.box, account.customer_id, role));
+}, 120_000);
+
+const concrete = (url: string) => url.replace(/:(\w+)/g, (_, name: string) => (name === 'id' ? 'ins_000000000000000000000000' : `no-such-${name}`));
+
+describe('the role matrix', () => {
+  it('covers every dashboard route: each is public, the user\'s own account, or guarded by a permission', () => {
+    expect(routes.length).toBeGreaterThan(10);
+    const unguarded = routes.filter((r) => r.permission === null && !PUBLIC.has(r.url) && !OWN_ACCOUNT.has(r.url));
+    expect(unguarded).toEqual([]);
+  });
+
+  it('refuses each role exactly what the matrix denies it', async () => {
+    const outcomes: string[] = [];
+    for (const route of routes.filter((r) => r.permission !== null)) {
+      for (const role of ROLES) {
+        const { client } = members.get(role)!;
+        const url = concrete(route.url);
+        const page = route.method === 'GET' ? await client.get(url) : await client.post(url, { _csrf: field((await client.get('/account')).html, '_csrf')! });
+        const allowed = can(role, route.permission!);
+        if (allowed ? page.status === 403 || page.status >= 500 : page.status !== 403) outcomes.push(`${route.method} ${route.url} as ${role}: ${page.status} (${allowed ? 'allowed' : 'denied'} by the matrix)`);
+      }
+    }
+    expect(outcomes).toEqual([]);
+  });
+});

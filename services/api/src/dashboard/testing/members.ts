@@ -1,0 +1,34 @@
+// For the dashboard's tests: people of a customer with a given role, enrolled in MFA and signed
+// in (through the real sign-in pages), each with their own browser-like client.
+import type { FastifyInstance } from 'fastify';
+import type { Pool } from '@gw/db';
+import type { SecretBox } from '@gw/security';
+import { hashPassword } from '../accounts/passwords.ts';
+import { addMembership, createUser } from '../accounts/users.ts';
+import { newRecoveryCodes, newTotpSecret, saveEnrolment } from '../mfa/totp.ts';
+import type { Role } from '../roles/permissions.ts';
+import { PageClient, totpNow } from './page-client.ts';
+
+export interface TestMember {
+  client: PageClient;
+  email: string;
+  secret: string;
+  userId: string;
+}
+
+const PASSWORD = 'a long enough test password';
+
+/** A user of `customerId` with `role`, MFA enrolled, signed in with both factors. */
+export async function memberWithRole(app: FastifyInstance, pool: Pool, box: SecretBox, customerId: string, role: Role): Promise<TestMember> {
+  const email = `${role}-${Math.random().toString(36).slice(2)}@example.test`;
+  const userId = await createUser(pool, email, await hashPassword(PASSWORD));
+  await addMembership(pool, userId, customerId, role);
+  const secret = newTotpSecret();
+  await saveEnrolment(pool, box, userId, secret, newRecoveryCodes());
+  const client = new PageClient(app);
+  const signIn = await client.submit('/sign-in', '/sign-in', { email, password: PASSWORD });
+  if (signIn.status !== 303) throw new Error(`sign-in answered ${signIn.status}`);
+  const code = await client.submit('/sign-in/code', '/sign-in/code', { code: await totpNow(secret) });
+  if (code.status !== 303) throw new Error(`the code step answered ${code.status}`);
+  return { client, email, secret, userId };
+}

@@ -1,0 +1,79 @@
+// For the dashboard's route tests: a browser's part in app.inject terms. It keeps cookies as a
+// browser does (set, replaced, cleared), reads the CSRF token out of the page's form, and sends
+// forms url-encoded; it never follows redirects, so tests see each one.
+import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import { generate } from 'otplib';
+
+export interface Page {
+  status: number;
+  location: string | undefined;
+  html: string;
+  response: LightMyRequestResponse;
+}
+
+/** The value of a form field (`name="…" value="…"`) in a page, HTML entities undone. */
+export function field(html: string, name: string): string | null {
+  const match = new RegExp(`name="${name}"[^>]*value="([^"]*)"`).exec(html);
+  return match ? unescape(match[1]!) : null;
+}
+
+/** The text of the element with this id. */
+export function textOf(html: string, id: string): string | null {
+  const match = new RegExp(`id="${id}"[^>]*>([\\s\\S]*?)</`).exec(html);
+  return match ? unescape(match[1]!.trim()) : null;
+}
+
+const unescape = (text: string) => text.replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
+
+export const totpNow = (secret: string) => generate({ secret });
+
+export class PageClient {
+  readonly cookies = new Map<string, string>();
+
+  constructor(private readonly app: FastifyInstance) {}
+
+  async get(url: string): Promise<Page> {
+    return this.page(await this.app.inject({ method: 'GET', url, headers: this.headers({ accept: 'text/html' }) }));
+  }
+
+  /** Sends a form as the page at `from` would: its CSRF token added (unless `_csrf` is given, or null to leave it out). */
+  async submit(from: string, action: string, fields: Record<string, string>, options: { csrf?: string | null } = {}): Promise<Page> {
+    const csrf = options.csrf === undefined ? field((await this.get(from)).html, '_csrf') : options.csrf;
+    return this.post(action, { ...fields, ...(csrf === null ? {} : { _csrf: csrf ?? '' }) });
+  }
+
+  async post(url: string, fields: Record<string, string>): Promise<Page> {
+    const body = new URLSearchParams(fields).toString();
+    return this.page(await this.app.inject({ method: 'POST', url, payload: body, headers: this.headers({ 'content-type': 'application/x-www-form-urlencoded', accept: 'text/html' }) }));
+  }
+
+  private headers(extra: Record<string, string>): Record<string, string> {
+    const cookie = [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
+    return cookie ? { ...extra, cookie } : extra;
+  }
+
+  private page(response: LightMyRequestResponse): Page {
+    for (const c of response.cookies) {
+      const expired = c.expires !== undefined && new Date(c.expires).getTime() <= Date.now();
+      if (expired || c.value === '' || c.maxAge === 0) this.cookies.delete(c.name);
+      else this.cookies.set(c.name, c.value);
+    }
+    const location = response.headers.location;
+    return { status: response.statusCode, location: typeof location === 'string' ? location : undefined, html: response.body, response };
+  }
+}
+
+/** Signs up a new organisation and its owner, and enrols MFA; returns the client (signed in) and the TOTP secret. */
+export async function signUpWithMfa(app: FastifyInstance, input: { organisation?: string; email?: string; password?: string } = {}) {
+  const client = new PageClient(app);
+  const email = input.email ?? `owner-${Math.random().toString(36).slice(2)}@example.test`;
+  const password = input.password ?? 'correct horse battery';
+  const signUp = await client.submit('/sign-up', '/sign-up', { organisation: input.organisation ?? 'Acme Clinics', email, password });
+  if (signUp.status !== 303) throw new Error(`sign-up answered ${signUp.status}`);
+  const enrol = await client.get('/account/mfa');
+  const secret = textOf(enrol.html, 'totp-secret');
+  if (!secret) throw new Error('the enrolment page shows no secret');
+  const done = await client.submit('/account/mfa', '/account/mfa', { pending: field(enrol.html, 'pending')!, code: await totpNow(secret) }, { csrf: field(enrol.html, '_csrf') });
+  if (done.status !== 200) throw new Error(`enrolment answered ${done.status}`);
+  return { client, email, password, secret, recoveryCodes: [...done.html.matchAll(/<li><code>([a-z0-9-]+)<\/code><\/li>/g)].map((m) => m[1]!) };
+}

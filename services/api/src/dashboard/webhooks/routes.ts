@@ -1,0 +1,175 @@
+// An instance's webhook, from the webhook tab of its manage page: configure the destination and
+// events, pause and resume, rotate the signing secret (a code again), resend a delivery, and
+// recover what the webhook missed since a time. The operations are @gw/accounts' (gatewayctl runs
+// the same), scoped to the signed-in member's customer. Each answers with a redirect back to the
+// tab, except where a secret is shown this once (the page itself, not cached) or a form is refused.
+import { pauseWebhook, recoverDeliveries, resendDelivery, resumeWebhook, rotateWebhookSecret, setWebhook, WebhookError, type AuditTrail, type InstanceSummary } from '@gw/accounts';
+import type { Pool } from '@gw/db';
+import type { SecretBox } from '@gw/security';
+import { WEBHOOK_EVENT_GROUPS } from '@gw/webhooks';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { recordChange } from '../appends.ts';
+import { NO_SUCH_INSTANCE, ownInstance } from '../instances/own-instance.ts';
+import { requireStepUp } from '../mfa/step-up.ts';
+import { member, PageError, requirePermission } from '../sessions/guards.ts';
+import type { DashboardWebhookDeps } from './deps.ts';
+import { explainAction, explainConfigure } from './refusal-words.ts';
+import { RECOVER_MAX_DAYS, webhookTabData, type WebhookTabOptions } from './tab-data.ts';
+import { form, text } from '../forms.ts';
+
+export interface WebhookRoutesOptions extends DashboardWebhookDeps {
+  pool: Pool;
+  box: SecretBox;
+  audit: AuditTrail;
+  /** Codes a member may try per minute on the step-up form (rotating the secret). */
+  stepUpPerMinute: number;
+}
+
+// A checkbox ticked once arrives as a string, several times as an array (no type coercion here).
+
+/** Recovers a member may start per minute. */
+const RECOVERS_PER_MINUTE = 10;
+
+/** A datetime-local value (read as UTC), to the minute or second. */
+const LOCAL_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?$/;
+
+interface Params {
+  id: string;
+}
+
+export async function webhookRoutes(app: FastifyInstance, opts: WebhookRoutesOptions): Promise<void> {
+  const tabUrl = (id: string, done: string) => `/instances/${encodeURIComponent(id)}/manage?tab=webhook&done=${done}`;
+
+  /** The manage page on its webhook tab, answering a POST (a refused form, or a secret shown once). */
+  const tab = async (request: FastifyRequest, reply: FastifyReply, status: number, instance: InstanceSummary, options: WebhookTabOptions) =>
+    reply.code(status).page('instance-manage', {
+      title: instance.name,
+      instance,
+      tab: 'webhook',
+      notice: null,
+      error: null,
+      webhook: await webhookTabData(opts.pool, member(request).customer_id, instance.id, options),
+    });
+
+  /** A refusal that is not a form's to show: the instance or delivery is not the member's, or the deployment is misconfigured. */
+  const unexpected = (request: FastifyRequest, error: unknown): never => {
+    if (error instanceof WebhookError && error.refusal === 'no_delivery') {
+      throw new PageError(404, 'No such delivery', "This instance's webhook has no delivery with this id.", { href: `/instances/${encodeURIComponent((request.params as Params).id)}/manage?tab=webhook`, label: 'The webhook' });
+    }
+    if (error instanceof WebhookError && error.refusal === 'no_instance') throw new PageError(404, NO_SUCH_INSTANCE.title, NO_SUCH_INSTANCE.message, { href: '/instances', label: 'Your instances' });
+    if (error instanceof WebhookError && error.refusal === 'rules_invalid') request.log.error('WEBHOOK_ALLOW_CIDRS is not valid: webhook destinations cannot be checked');
+    throw error;
+  };
+
+  /** Runs an action; a refusal the tab words goes back to the tab, beside its form. */
+  const act = async <T>(request: FastifyRequest, reply: FastifyReply, instance: InstanceSummary, formName: NonNullable<WebhookTabOptions['error']>['form'], work: () => Promise<T>, extra: WebhookTabOptions = {}): Promise<{ done: T } | { answered: FastifyReply }> => {
+    try {
+      return { done: await work() };
+    } catch (error) {
+      const message = error instanceof WebhookError ? explainAction(error) : null;
+      if (message === null) return unexpected(request, error);
+      const status = (error as WebhookError).code === 'not_found' || (error as WebhookError).code === 'invalid' ? 400 : 409;
+      return { answered: await tab(request, reply, status, instance, { ...extra, error: { form: formName, message } }) };
+    }
+  };
+
+  app.post<{ Params: Params; Body: { url?: string; events?: string | string[]; preset?: string } }>(
+    '/instances/:id/webhook',
+    { preHandler: requirePermission('webhooks.manage'), schema: form({ url: text(4096), events: { anyOf: [text(64), { type: 'array', maxItems: 64, items: text(64) }] }, preset: text(20) }), attachValidation: true },
+    async (request, reply) => {
+      const instance = await ownInstance(opts.pool, request, request.params.id);
+      const url = (request.body?.url ?? '').trim();
+      const events = request.body?.preset === 'recommended' ? [...WEBHOOK_EVENT_GROUPS.recommended] : [request.body?.events ?? []].flat();
+      const refuse = (message: string, detail: string | null = null) => tab(request, reply, 400, instance, { form: { url, events }, error: { form: 'configure', message, detail } });
+      if (request.validationError) return refuse('The form was not complete. Give the address and choose events from the list.');
+      let saved: Awaited<ReturnType<typeof setWebhook>>;
+      try {
+        saved = await setWebhook(opts.pool, opts.box, { instanceId: instance.id, url, events, rules: opts.rules, customerId: member(request).customer_id });
+      } catch (error) {
+        const explained = error instanceof WebhookError ? explainConfigure(error, opts.rules) : null;
+        if (explained) return refuse(explained.message, explained.detail);
+        return unexpected(request, error);
+      }
+      const created = saved.signing_secret !== undefined;
+      await recordChange(opts.audit, request, {
+        action: 'webhook.configured',
+        subjectId: instance.id,
+        instanceId: instance.id,
+        details: { destination_host: new URL(saved.destination_url).host, events: saved.events, status: saved.status, created },
+      });
+      if (!created) return reply.redirect(tabUrl(instance.id, 'webhook_saved'), 303);
+      return tab(request, reply, 200, instance, { done: 'webhook_saved', secret: { value: saved.signing_secret!, rotated: false } });
+    },
+  );
+
+  app.post<{ Params: Params; Body: { code?: string } }>(
+    '/instances/:id/webhook/rotate-secret',
+    {
+      preHandler: requirePermission('webhooks.manage'),
+      schema: form({ code: text(40) }),
+      attachValidation: true,
+      // A code is 6 digits: guessing one is bounded per member, not only by the code's 30 seconds.
+      config: { rateLimit: { max: opts.stepUpPerMinute, timeWindow: 60_000, keyGenerator: (request: FastifyRequest) => request.account?.user_id ?? request.ip } },
+    },
+    async (request, reply) => {
+      const instance = await ownInstance(opts.pool, request, request.params.id);
+      await requireStepUp(opts.pool, opts.box, member(request), request.body?.code);
+      const outcome = await act(request, reply, instance, 'rotate', () => rotateWebhookSecret(opts.pool, opts.box, instance.id, { customerId: member(request).customer_id }));
+      if ('answered' in outcome) return outcome.answered;
+      await recordChange(opts.audit, request, { action: 'webhook.secret_rotated', subjectId: instance.id, instanceId: instance.id });
+      return tab(request, reply, 200, instance, { secret: { value: outcome.done.signing_secret, rotated: true } });
+    },
+  );
+
+  for (const [path, operation, action, done] of [
+    ['pause', pauseWebhook, 'webhook.paused', 'webhook_paused'],
+    ['resume', resumeWebhook, 'webhook.resumed', 'webhook_resumed'],
+  ] as const) {
+    app.post<{ Params: Params }>(`/instances/:id/webhook/${path}`, { preHandler: requirePermission('webhooks.manage'), schema: form({}) }, async (request, reply) => {
+      const instance = await ownInstance(opts.pool, request, request.params.id);
+      const outcome = await act(request, reply, instance, 'status', () => operation(opts.pool, instance.id, { customerId: member(request).customer_id }));
+      if ('answered' in outcome) return outcome.answered;
+      await recordChange(opts.audit, request, { action, subjectId: instance.id, instanceId: instance.id, details: { previous_status: outcome.done.previous_status } });
+      return reply.redirect(tabUrl(instance.id, done), 303);
+    });
+  }
+
+  app.post<{ Params: Params & { deliveryId: string } }>(
+    '/instances/:id/webhook/deliveries/:deliveryId/resend',
+    { preHandler: requirePermission('webhooks.manage'), schema: form({}) },
+    async (request, reply) => {
+      const instance = await ownInstance(opts.pool, request, request.params.id);
+      const scope = { customerId: member(request).customer_id, instanceId: instance.id };
+      const outcome = await act(request, reply, instance, 'deliveries', () => resendDelivery(opts.pool, request.params.deliveryId, scope));
+      if ('answered' in outcome) return outcome.answered;
+      await recordChange(opts.audit, request, { action: 'webhook.delivery_resent', subjectId: outcome.done.delivery_id, instanceId: instance.id, details: { event: outcome.done.event } });
+      return reply.redirect(tabUrl(instance.id, 'webhook_resent'), 303);
+    },
+  );
+
+  app.post<{ Params: Params; Body: { since?: string } }>(
+    '/instances/:id/webhook/recover',
+    {
+      preHandler: requirePermission('webhooks.manage'),
+      schema: form({ since: text(40) }),
+      attachValidation: true,
+      // Each recover reads the shared topic from its time on: bounded per member.
+      config: { rateLimit: { max: RECOVERS_PER_MINUTE, timeWindow: 60_000, keyGenerator: (request: FastifyRequest) => request.account?.user_id ?? request.ip } },
+    },
+    async (request, reply) => {
+      const instance = await ownInstance(opts.pool, request, request.params.id);
+      const raw = (request.body?.since ?? '').trim();
+      const refuse = (message: string) => tab(request, reply, 400, instance, { since: raw, error: { form: 'recover', message } });
+      // A datetime-local input has no zone; the form says it is UTC.
+      const since = LOCAL_TIME.test(raw) ? new Date(`${raw}Z`) : new Date(NaN);
+      if (request.validationError || Number.isNaN(since.getTime())) return refuse('Give the date and time (UTC) to recover from.');
+      if (since.getTime() > Date.now() + 60_000) return refuse('That time is in the future: choose a time in the past, in UTC.');
+      if (since.getTime() < Date.now() - RECOVER_MAX_DAYS * 86_400_000) return refuse(`Recover reaches back ${RECOVER_MAX_DAYS} days at most: choose a later time.`);
+      const outcome = await act(request, reply, instance, 'recover', () => recoverDeliveries({ pool: opts.pool, events: opts.events }, { instanceId: instance.id, since, customerId: member(request).customer_id }), { since: raw });
+      if ('answered' in outcome) return outcome.answered;
+      const report = outcome.done;
+      await recordChange(opts.audit, request, { action: 'webhook.recovered', subjectId: instance.id, instanceId: instance.id, details: { since: report.since, queued: report.queued, requeued: report.requeued } });
+      return reply.redirect(tabUrl(instance.id, 'webhook_recovered'), 303);
+    },
+  );
+}
