@@ -53,6 +53,8 @@ started_infra=0
 node -e '
   const fs = require("fs");
   let passed = 0, failed = Number(process.argv[2]), skipped = 0, todo = 0, suites = 0;
+  // What failed is named here too, so a log cut down to its tail (as CI keeps it) still says which.
+  const failures = [];
   for (const tier of ["unit", "int", "e2e"]) {
     const file = process.argv[1] + "/" + tier + ".json";
     // A tier that wrote no report (it crashed before reporting) counts as one failure.
@@ -63,6 +65,11 @@ node -e '
     // threw) counts as one failure more. (numFailedTestSuites would count the file and each describe again.)
     const fileErrors = (r.testResults ?? []).filter((f) => f.status === "failed" && !f.assertionResults.some((a) => a.status === "failed")).length;
     failed += r.numFailedTests + fileErrors;
+    for (const f of r.testResults ?? []) {
+      const where = tier + ": " + require("path").relative(process.cwd(), f.name);
+      for (const a of f.assertionResults) if (a.status === "failed") failures.push(where + " > " + a.fullName + " :: " + String(a.failureMessages?.[0] ?? "").split("\n")[0].slice(0, 300));
+      if (f.status === "failed" && !f.assertionResults.some((a) => a.status === "failed")) failures.push(where + " (the file failed outside its tests)");
+    }
     // A tier that exited non-zero with no failed test or file (errors thrown outside any test) counts as one failure.
     const exit = fs.existsSync(process.argv[1] + "/" + tier + ".exit") ? Number(fs.readFileSync(process.argv[1] + "/" + tier + ".exit", "utf8")) : 0;
     if (exit !== 0 && r.numFailedTests + fileErrors === 0) failed += 1;
@@ -70,6 +77,7 @@ node -e '
     todo += r.numTodoTests ?? 0;
     suites += r.numTotalTestSuites ?? 0;
   }
+  for (const f of failures) console.log("# FAILED " + f);
   const ms = Date.now() - Number(process.argv[3]);
   console.log([`# tests ${passed + failed + skipped + todo}`, `# suites ${suites}`, `# pass ${passed}`, `# fail ${failed}`, "# cancelled 0", `# skipped ${skipped}`, `# todo ${todo}`, `# duration_ms ${ms}`].join("\n"));
   console.log(`${passed} passed, ${failed} failed`);

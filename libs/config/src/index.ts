@@ -89,6 +89,10 @@ export interface GatewayConfig {
     port: number;
     optOutKeywords: string[];
     optInKeywords: string[];
+    /** Days the inbound log keeps a received message (the dashboard's /inbound-logs). */
+    inboundRetentionDays: number;
+    /** How often messages past that are purged. */
+    inboundPurgeEveryMs: number;
   };
   simulator: { url: string; globalApiKey: string };
   /** Customer webhooks (docs/webhooks.md): retry schedule, destination rules and concurrency. */
@@ -252,6 +256,8 @@ export function loadConfig(env: Env = process.env): GatewayConfig {
       port: int(env, 'INSTANCE_EVENTS_PORT', 18030),
       optOutKeywords: list(env, 'OPT_OUT_KEYWORDS', ['STOP', 'STOPALL', 'UNSUBSCRIBE', 'CANCEL', 'END', 'QUIT', 'REVOKE', 'OPTOUT', 'OPT OUT']),
       optInKeywords: list(env, 'OPT_IN_KEYWORDS', ['START', 'UNSTOP', 'YES']),
+      inboundRetentionDays: int(env, 'INBOUND_LOG_RETENTION_DAYS', 30),
+      inboundPurgeEveryMs: int(env, 'INBOUND_LOG_PURGE_EVERY_MS', 3_600_000),
     },
     webhooks: {
       host: str(env, 'WEBHOOKS_HOST', '127.0.0.1'),

@@ -1,9 +1,18 @@
 import { sql, type Queryable } from '@gw/db';
 import type { PolicyEvent } from '@gw/policy';
 
-export type SuppressionOp =
-  | { op: 'add'; customer_id: string; recipient: string; source: string; reason: string; created_by: string; at: number }
-  | { op: 'remove'; customer_id: string; recipient: string; source: string };
+/** A change of the suppressions table; each is also a suppression_history row (with its cause). */
+export interface SuppressionOp {
+  op: 'add' | 'remove';
+  customer_id: string;
+  recipient: string;
+  source: string;
+  reason: string;
+  created_by: string;
+  at: number;
+  instance_id: string | null;
+  inbound_message_id: string | null;
+}
 
 /**
  * What the folded events change in the queryable suppression and quota tables: quota increments
@@ -27,10 +36,18 @@ export class ProjectionChanges {
         }
         return;
       case 'RecipientSuppressed':
-        this.suppressions.push({ op: 'add', customer_id: event.customerId, recipient: event.recipient, source: event.source, reason: event.reason, created_by: event.by, at: event.at });
-        return;
       case 'RecipientUnsuppressed':
-        this.suppressions.push({ op: 'remove', customer_id: event.customerId, recipient: event.recipient, source: event.source });
+        this.suppressions.push({
+          op: event.type === 'RecipientSuppressed' ? 'add' : 'remove',
+          customer_id: event.customerId,
+          recipient: event.recipient,
+          source: event.source,
+          reason: event.reason ?? '',
+          created_by: event.by,
+          at: event.at,
+          instance_id: event.instanceId ?? null,
+          inbound_message_id: event.inboundMessageId ?? null,
+        });
         return;
       default:
         return;
@@ -69,6 +86,10 @@ export async function project(db: Queryable, event: PolicyEvent): Promise<void> 
 }
 
 async function writeSuppression(db: Queryable, change: SuppressionOp): Promise<void> {
+  await db.query(sql.typeAlias('void')`
+    INSERT INTO suppression_history (customer_id, recipient, action, source, reason, created_by, at, instance_id, inbound_message_id)
+    VALUES (${change.customer_id}, ${change.recipient}, ${change.op === 'add' ? 'suppressed' : 'unsuppressed'}, ${change.source}, ${change.reason},
+            ${change.created_by}, to_timestamp(${change.at} / 1000.0), ${change.instance_id}, ${change.inbound_message_id})`);
   if (change.op === 'add') {
     await db.query(sql.typeAlias('void')`
       INSERT INTO suppressions (customer_id, recipient, source, reason, created_by, created_at)

@@ -81,6 +81,8 @@ export interface RecipientSuppressed extends Base {
   by: string;
   /** For opt-outs: the instance the opt-out arrived on; it counts against that instance's quality. */
   instanceId?: string;
+  /** For opt-outs by keyword: the inbound message (its inbound_messages id) that asked for it. */
+  inboundMessageId?: string;
 }
 
 export interface RecipientUnsuppressed extends Base {
@@ -88,6 +90,11 @@ export interface RecipientUnsuppressed extends Base {
   recipient: string;
   source: SuppressionSource;
   by: string;
+  /** Why a manual suppression was lifted (the dashboard asks for one). */
+  reason?: string;
+  /** For opt-backs by keyword: the instance and the inbound message that asked for it. */
+  instanceId?: string;
+  inboundMessageId?: string;
 }
 
 /** The quality signal figures at the moment of an automatic pause. */

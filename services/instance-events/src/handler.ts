@@ -8,7 +8,7 @@ import type { PolicyEvent } from '@gw/policy';
 import { toFactRecord } from '@gw/policy-log';
 import type { Runtime, StageHandler } from '@gw/runtime';
 import { mapInstanceEvent, type Mapped } from './map-event.ts';
-import { acceptedCalls, recordCalls, saveConnection, sentMessage } from './store.ts';
+import { acceptedCalls, recordCalls, saveConnection, saveInbound, saveReceipts, sentMessage } from './store.ts';
 
 /** A stable id for the n-th output of a source event: a redelivered batch yields the same ids. */
 function derivedId(sourceEventId: string, index: number): string {
@@ -16,12 +16,10 @@ function derivedId(sourceEventId: string, index: number): string {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-5${hex.slice(13, 16)}-${((parseInt(hex[16]!, 16) & 0x3) | 0x8).toString(16)}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
 }
 
-function optFact(received: InstanceEventReceived, fact: Mapped['facts'][number]): PolicyEvent {
-  const base = { customerId: received.customer_id, at: received.occurred_at };
-  if (fact.kind === 'suppress') {
-    return { ...base, type: 'RecipientSuppressed', recipient: fact.recipient, source: 'opt_out', reason: `keyword:${fact.keyword}`, by: 'recipient', instanceId: received.instance_id };
-  }
-  return { ...base, type: 'RecipientUnsuppressed', recipient: fact.recipient, source: 'opt_out', by: 'recipient' };
+/** An opt-out or opt-back fact, naming the inbound message (its inbound_messages id) that asked for it. */
+function optFact(received: InstanceEventReceived, fact: Mapped['facts'][number], inboundMessageId: string): PolicyEvent {
+  const base = { customerId: received.customer_id, at: received.occurred_at, recipient: fact.recipient, source: 'opt_out' as const, reason: `keyword:${fact.keyword}`, by: 'recipient', instanceId: received.instance_id, inboundMessageId };
+  return fact.kind === 'suppress' ? { ...base, type: 'RecipientSuppressed' } : { ...base, type: 'RecipientUnsuppressed' };
 }
 
 /**
@@ -59,12 +57,20 @@ export function handleInstanceEvents(runtime: Runtime): StageHandler<'InstanceEv
 
       if (mapped.connection) await saveConnection(pool, received.instance_id, mapped.connection, received.occurred_at);
       if (mapped.calls.length > 0) await recordCalls(pool, received.instance_id, mapped.calls);
+      await saveReceipts(pool, received.instance_id, mapped.receipts, received.occurred_at);
+      // The outputs' ids: the facts' first, then the gateway events' (an order kept since the first
+      // release, so a batch redelivered across an upgrade yields the ids it did).
+      const eventId = (eventIndex: number) => derivedId(received.event_id, mapped.facts.length + eventIndex);
+      await saveInbound(
+        pool,
+        mapped.inbound.map(({ eventIndex, ...message }) => ({ ...message, id: eventId(eventIndex), customerId: received.customer_id, instanceId: received.instance_id, receivedAt: received.occurred_at })),
+      );
       // The text is never logged; the sender only masked.
-      for (const flagged of mapped.flagged) log.warn({ from: maskPhone(flagged.from) }, 'possible opt-out request in free text; flagged for review (not suppressed)');
+      for (const flagged of mapped.inbound.filter((m) => m.optAction === 'flagged')) log.warn({ from: maskPhone(flagged.sender ?? '') }, 'possible opt-out request in free text; flagged for review in the inbound log (not suppressed)');
 
       let index = 0;
       for (const fact of mapped.facts) {
-        const factRecord: PolicyFactRecord = { ...toFactRecord(optFact(received, fact), received.event_id), event_id: derivedId(received.event_id, index++) };
+        const factRecord: PolicyFactRecord = { ...toFactRecord(optFact(received, fact, eventId(fact.eventIndex)), received.event_id), event_id: derivedId(received.event_id, index++) };
         outputs.push(await codec.encode('PolicyInputRecorded', factRecord));
         log.info({ recipient: maskPhone(fact.recipient), keyword: fact.keyword, kind: fact.kind }, fact.kind === 'suppress' ? 'recipient opted out' : 'recipient opted back in');
       }

@@ -10,6 +10,22 @@ export interface OptFact {
   kind: 'suppress' | 'unsuppress';
   recipient: string;
   keyword: string;
+  /** The index, in `events`, of the message.received event of the message that asked for it. */
+  eventIndex: number;
+}
+
+/** A received message, for the inbound log (the inbound_messages projection). */
+export interface InboundMessage {
+  /** The index, in `events`, of the message.received / group.message_received event it became (its id is that event's). */
+  eventIndex: number;
+  chat: 'direct' | 'group';
+  sender?: string;
+  groupId?: string;
+  text: string;
+  messageType?: string;
+  externalId?: string;
+  /** A keyword that opted the sender out or back in, or free text that reads like an opt-out request. */
+  optAction: 'opt_out' | 'opt_in' | 'flagged' | null;
 }
 
 export interface Mapped {
@@ -19,8 +35,10 @@ export interface Mapped {
   connection?: { state: string | null; qrAvailable: boolean };
   /** Calls seen, for the accepted-call projection. */
   calls: Array<{ id: string; status: string }>;
-  /** Free-text opt-out requests, logged for review. */
-  flagged: Array<{ from: string; text: string }>;
+  /** Received messages, for the inbound log; free-text opt-out requests are flagged there for review. */
+  inbound: InboundMessage[];
+  /** The manager's delivery reports (delivered, read, …) by provider message id, for the message timeline. */
+  receipts: Array<{ externalId: string; status: string }>;
 }
 
 export interface MapContext {
@@ -96,7 +114,7 @@ const compact = (fields: Record<string, string | boolean | undefined>): Record<s
  * give the same result, so a replay emits the same events.
  */
 export function mapInstanceEvent(envelope: Json, ctx: MapContext): Mapped {
-  const out: Mapped = { events: [], facts: [], calls: [], flagged: [] };
+  const out: Mapped = { events: [], facts: [], calls: [], inbound: [], receipts: [] };
   const emit = (event: string, fields: Record<string, string | boolean | undefined> = {}) => out.events.push({ event, fields: compact(fields) });
   const event = String(envelope.event ?? '').toLowerCase().replace(/_/g, '.');
   const data = envelope.data;
@@ -111,22 +129,25 @@ export function mapInstanceEvent(envelope: Json, ctx: MapContext): Mapped {
         const text = messageText(asObject(item.message));
         const externalId = str(key.id);
         if (chat?.kind === 'group') {
-          emit('group.message_received', { group_id: chat.id, from: phoneOfJid(key.participant) ?? phoneOfJid(key.participantAlt), message_text: text, external_message_id: externalId });
+          const sender = phoneOfJid(key.participant) ?? phoneOfJid(key.participantAlt);
+          emit('group.message_received', { group_id: chat.id, from: sender, message_text: text, external_message_id: externalId });
+          out.inbound.push({ eventIndex: out.events.length - 1, chat: 'group', sender, groupId: chat.id, text, messageType: str(item.messageType), externalId, optAction: null });
           continue;
         }
         // A linked id (@lid) hides the number; Evolution adds the phone JID as remoteJidAlt when it knows it.
         const from = chat?.kind === 'user' ? chat.phone : chat?.kind === 'lid' ? phoneOfJid(key.remoteJidAlt) : undefined;
         if (!from) continue;
         emit('message.received', { from, message_text: text, message_type: str(item.messageType), external_message_id: externalId });
+        const eventIndex = out.events.length - 1;
         const optOut = matchKeyword(text, ctx.optOutKeywords);
         const optIn = optOut ? null : matchKeyword(text, ctx.optInKeywords);
+        const optAction = optOut ? 'opt_out' : optIn ? 'opt_in' : FREE_TEXT_OPT_OUT.test(text) ? 'flagged' : null;
+        out.inbound.push({ eventIndex, chat: 'direct', sender: from, text, messageType: str(item.messageType), externalId, optAction });
         if (optOut) {
-          out.facts.push({ kind: 'suppress', recipient: from, keyword: optOut });
+          out.facts.push({ kind: 'suppress', recipient: from, keyword: optOut, eventIndex });
           emit('recipient.opted_out', { from, reason: `keyword:${optOut}`, message_text: text });
         } else if (optIn) {
-          out.facts.push({ kind: 'unsuppress', recipient: from, keyword: optIn });
-        } else if (FREE_TEXT_OPT_OUT.test(text)) {
-          out.flagged.push({ from, text });
+          out.facts.push({ kind: 'unsuppress', recipient: from, keyword: optIn, eventIndex });
         }
       }
       break;
@@ -137,6 +158,7 @@ export function mapInstanceEvent(envelope: Json, ctx: MapContext): Mapped {
         const ack = ACK_STATUS[rawStatus];
         const remoteJid = str(item.remoteJid) ?? str(asObject(item.key).remoteJid);
         const fields = { from: phoneFromJid(remoteJid), external_message_id: str(item.keyId) ?? str(asObject(item.key).id), status: ack?.status ?? (rawStatus.toLowerCase() || undefined) };
+        if (fields.external_message_id && ack) out.receipts.push({ externalId: fields.external_message_id, status: ack.status });
         if (ack?.event === 'message.failed') {
           emit('message.failed', { to: fields.from ?? '', message_purpose: '', error: 'delivery_failed', external_message_id: fields.external_message_id });
         } else if (ack?.event) {

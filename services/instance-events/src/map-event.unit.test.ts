@@ -32,13 +32,13 @@ describe('matchKeyword', () => {
 describe('mapInstanceEvent', () => {
   it('maps a keyword from a phone JID to an opt-out fact and the recipient.opted_out event', () => {
     const mapped = mapInstanceEvent(upsert('14155552671@s.whatsapp.net', 'STOP'), ctx);
-    expect(mapped.facts).toEqual([{ kind: 'suppress', recipient: '+14155552671', keyword: 'STOP' }]);
+    expect(mapped.facts).toEqual([{ kind: 'suppress', recipient: '+14155552671', keyword: 'STOP', eventIndex: 0 }]);
     expect(mapped.events.map((e) => e.event)).toEqual(['message.received', 'recipient.opted_out']);
   });
 
   it('gives a message from a linked id the phone of its remoteJidAlt, and ignores one without', () => {
     expect(mapInstanceEvent(upsert('123456789012345@lid', 'STOP', { remoteJidAlt: '14155552671@s.whatsapp.net' }), ctx).facts).toEqual([
-      { kind: 'suppress', recipient: '+14155552671', keyword: 'STOP' },
+      { kind: 'suppress', recipient: '+14155552671', keyword: 'STOP', eventIndex: 0 },
     ]);
     expect(mapInstanceEvent(upsert('123456789012345@lid', 'STOP'), ctx)).toMatchObject({ events: [], facts: [] });
   });
@@ -55,5 +55,25 @@ describe('mapInstanceEvent', () => {
       { event: 'group.message_received', fields: { group_id: '120363025246125486@g.us', from: '+14155552671', message_text: 'hello', external_message_id: 'ABC' } },
     ]);
     expect(mapped.facts).toEqual([]);
+    expect(mapped.inbound).toEqual([{ eventIndex: 0, chat: 'group', sender: '+14155552671', groupId: '120363025246125486@g.us', text: 'hello', messageType: 'conversation', externalId: 'ABC', optAction: null }]);
+  });
+
+  it('lists each received message for the inbound log, marking keywords and free-text opt-out requests', () => {
+    const actions = ['STOP', 'START', 'please stop texting me', 'see you at 3'].map((text) => mapInstanceEvent(upsert('14155552671@s.whatsapp.net', text), ctx).inbound.map((m) => [m.chat, m.sender, m.text, m.optAction]));
+    expect(actions).toEqual([
+      [['direct', '+14155552671', 'STOP', 'opt_out']],
+      [['direct', '+14155552671', 'START', 'opt_in']],
+      [['direct', '+14155552671', 'please stop texting me', 'flagged']],
+      [['direct', '+14155552671', 'see you at 3', null]],
+    ]);
+  });
+
+  it('keeps the delivered and read reports by provider message id, for the message timeline', () => {
+    const update = (status: string) => ({ event: 'messages.update', instance: 'x', data: { keyId: 'PROV1', remoteJid: '14155552671@s.whatsapp.net', status } });
+    expect(['DELIVERY_ACK', 'READ', 'PENDING'].map((status) => mapInstanceEvent(update(status), ctx).receipts)).toEqual([
+      [{ externalId: 'PROV1', status: 'delivered' }],
+      [{ externalId: 'PROV1', status: 'read' }],
+      [],
+    ]);
   });
 });

@@ -1,4 +1,5 @@
 import { sql, z, type Queryable } from '@gw/db';
+import type { InboundMessage } from './map-event.ts';
 
 const CallId = z.object({ call_id: z.string() });
 const SentMessage = z.object({ message_id: z.string(), message_purpose: z.string() });
@@ -41,3 +42,51 @@ export async function sentMessage(db: Queryable, instanceId: string, providerMes
      WHERE d.instance_id = ${instanceId} AND d.provider_message_id = ${providerMessageId} LIMIT 1`);
 }
 
+
+/** An inbound_messages row: a received message under the id of the gateway event it became. */
+export interface InboundRow extends Omit<InboundMessage, 'eventIndex'> {
+  id: string;
+  customerId: string;
+  instanceId: string;
+  receivedAt: number;
+}
+
+// Postgres text cannot hold NUL; anything else a sender typed is kept as it is.
+const storable = (text: string) => text.replace(/\u0000/g, '\uFFFD');
+
+/** The inbound log's projection. Keyed by the event id, so a redelivered batch adds nothing. */
+export async function saveInbound(db: Queryable, rows: InboundRow[]): Promise<void> {
+  if (rows.length === 0) return;
+  await db.query(sql.typeAlias('void')`
+    INSERT INTO inbound_messages (id, customer_id, instance_id, chat, sender, group_id, message_text, message_type, external_message_id, opt_action, received_at)
+    SELECT id, customer_id, instance_id, chat, NULLIF(sender, ''), NULLIF(group_id, ''), message_text, NULLIF(message_type, ''), NULLIF(external_message_id, ''), NULLIF(opt_action, ''), to_timestamp(at / 1000.0)
+      FROM ${sql.unnest(
+        rows.map((r) => [r.id, r.customerId, r.instanceId, r.chat, r.sender ?? '', r.groupId ?? '', storable(r.text), storable(r.messageType ?? ''), storable(r.externalId ?? ''), r.optAction ?? '', r.receivedAt]),
+        ['text', 'text', 'text', 'text', 'text', 'text', 'text', 'text', 'text', 'text', 'float8'],
+      )} AS t(id, customer_id, instance_id, chat, sender, group_id, message_text, message_type, external_message_id, opt_action, at)
+    ON CONFLICT (id) DO NOTHING`);
+}
+
+/** The manager's delivered/read reports; the first report of each status is kept. */
+export async function saveReceipts(db: Queryable, instanceId: string, receipts: Array<{ externalId: string; status: string }>, at: number): Promise<void> {
+  if (receipts.length === 0) return;
+  await db.query(sql.typeAlias('void')`
+    INSERT INTO message_receipts (instance_id, provider_message_id, status, at)
+    SELECT ${instanceId}, provider_message_id, status, to_timestamp(${at}::double precision / 1000)
+      FROM ${sql.unnest(receipts.map((r) => [storable(r.externalId), r.status]), ['text', 'text'])} AS t(provider_message_id, status)
+    ON CONFLICT DO NOTHING`);
+}
+
+const Purged = z.object({ count: z.number() });
+
+/**
+ * Deletes inbound messages received before `before`, at most `limit` at a time (a short
+ * statement that never holds the table for long); the purge job repeats it until none is left.
+ */
+export async function purgeInbound(db: Queryable, before: Date, limit: number): Promise<number> {
+  return db.oneFirst(sql.type(Purged)`
+    WITH gone AS (
+      DELETE FROM inbound_messages WHERE id IN (SELECT id FROM inbound_messages WHERE received_at < ${before.toISOString()}::timestamptz LIMIT ${limit})
+      RETURNING 1)
+    SELECT count(*)::int AS count FROM gone`);
+}

@@ -16,6 +16,11 @@ import { instanceRoutes } from './instances/routes.ts';
 import { memberRoutes } from './members/routes.ts';
 import { mfaRoutes } from './mfa/routes.ts';
 import { pbxDashboardRoutes } from './pbx/routes.ts';
+import { inboundRoutes } from './inbound/routes.ts';
+import { messageRoutes } from './messages/routes.ts';
+import { policyLogRoutes } from './policy-log/routes.ts';
+import { suppressionRoutes } from './suppressions/routes.ts';
+import { usageRoutes } from './usage/routes.ts';
 import { csrfPlugin } from './plugins/csrf.ts';
 import { pageErrorHandler } from './plugins/page-errors.ts';
 import type { MessagingRules } from './public/messaging-rules.ts';
@@ -77,6 +82,12 @@ export async function dashboardPlugin(app: FastifyInstance, deps: DashboardDeps)
   await app.register(webhookRoutes, { pool: deps.pool, box: deps.box, audit: deps.appends.audit, stepUpPerMinute: deps.settings.signInPerMinute, ...deps.webhooks });
   await app.register(apiKeyRoutes, { pool: deps.pool, box: deps.box, audit: deps.appends.audit, stepUpPerMinute: deps.settings.signInPerMinute });
   await app.register(pbxDashboardRoutes, { pool: deps.pool, box: deps.box, audit: deps.appends.audit, publicBaseUrl: deps.publicBaseUrl, stepUpPerMinute: deps.settings.signInPerMinute });
+  // The operations and compliance views (each takes what it needs from the dashboard's deps).
+  await app.register(suppressionRoutes, deps);
+  await app.register(inboundRoutes, deps);
+  await app.register(messageRoutes, deps);
+  await app.register(policyLogRoutes, deps);
+  await app.register(usageRoutes, deps);
   await app.register(publicRoutes, { messaging: deps.messaging });
   app.get('/account', { preHandler: requireSignedIn }, async (_request, reply) => reply.page('account', { title: 'Your account' }));
   // GET /: the smoke answer for tools (JSON), the landing page for a browser.

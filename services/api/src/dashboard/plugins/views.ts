@@ -8,6 +8,7 @@ import fastifyView from '@fastify/view';
 import { Eta } from 'eta';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import fp from 'fastify-plugin';
+import { can, type Permission } from '../roles/permissions.ts';
 import { csrfUserInfo } from './csrf.ts';
 
 const VIEWS = fileURLToPath(new URL('../views/', import.meta.url));
@@ -29,7 +30,10 @@ export const viewsPlugin = fp(async (app: FastifyInstance) => {
     const request = this.request;
     // Outside the dashboard's scope (no CSRF plugin) a page has no forms to protect.
     const csrf = typeof this.generateCsrf === 'function' ? this.generateCsrf({ userInfo: csrfUserInfo(request) }) : '';
-    const html = await this.viewAsync(`${template}.eta`, { account: request.account ?? null, csrf, path: request.url.split('?')[0], ...data });
+    const account = request.account ?? null;
+    // What the signed-in member's role allows: the layout shows only the links it may follow.
+    const allowed = (permission: Permission) => Boolean(account?.role && can(account.role, permission));
+    const html = await this.viewAsync(`${template}.eta`, { account, csrf, path: request.url.split('?')[0], allowed, ...data });
     return this.header('cache-control', 'no-store').type('text/html; charset=utf-8').send(html);
   });
 }, { name: 'dashboard-views' });

@@ -4,7 +4,7 @@ export const ROLES = ['owner', 'admin', 'developer', 'compliance', 'viewer'] as 
 export type Role = (typeof ROLES)[number];
 
 export const PERMISSIONS = {
-  /** See instances, keys (never their secrets), webhooks, PBX settings. */
+  /** See instances, keys (never their secrets), webhooks, PBX settings, usage against the plan. */
   'dashboard.view': ['owner', 'admin', 'developer', 'compliance', 'viewer'],
   /** Create, pair, disconnect and delete instances. */
   'instances.manage': ['owner', 'admin'],
@@ -16,8 +16,18 @@ export const PERMISSIONS = {
   'webhooks.manage': ['owner', 'admin', 'developer'],
   /** Create PBX integrations, rotate their secrets, edit their templates. */
   'pbx.manage': ['owner', 'admin', 'developer'],
-  /** Read the policy log and its decisions. */
+  /** Read the policy log and its decisions, export it (CSV or NDJSON) and download a verify report of it. */
   'policy_log.read': ['owner', 'admin', 'compliance'],
+  /** See what happened to one message: its decision with every rule, its delivery states, its webhook deliveries. */
+  'messages.read': ['owner', 'admin', 'developer', 'compliance'],
+  /** Read received messages (sender, text, time) in the inbound log. */
+  'inbound.read': ['owner', 'admin', 'developer', 'compliance'],
+  /** See opted-out and suppressed recipients, their causes and history, and export them. */
+  'suppressions.read': ['owner', 'admin', 'developer', 'compliance'],
+  /** Add a manual suppression, or lift one, with a reason (an opt-out is lifted only by the recipient). */
+  'suppressions.manage': ['owner', 'admin'],
+  /** Ask the operator for higher limits (granted after manual review). */
+  'limits.request': ['owner', 'admin'],
   /** Invite people and change their roles (asks for a TOTP code again). */
   'members.manage': ['owner', 'admin'],
 } as const satisfies Record<string, readonly Role[]>;
