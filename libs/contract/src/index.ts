@@ -5,3 +5,4 @@ export * from './schemas.ts';
 export { normalizePhone } from './phone.ts';
 export { DEFAULT_PBX_TEMPLATES, TEMPLATE_EVENTS, renderTemplate } from './pbx-templates.ts';
 export { SAFE_TEXT_PATTERN, SAFE_TEXT_RULE, textProblem, safeString, findUnsafeText } from './text.ts';
+export { csvField, csvLine } from './csv.ts';

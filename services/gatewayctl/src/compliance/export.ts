@@ -1,5 +1,6 @@
 import { once } from 'node:events';
 import type { Writable } from 'node:stream';
+import { csvLine } from '@gw/contract';
 import { readSnapshot, sql, type Pool } from '@gw/db';
 import { fromLogRow, PolicyLogRow } from '@gw/policy-log';
 import { Count, cursor, POLICY_LOG_COLUMNS } from './entries.ts';
@@ -47,13 +48,6 @@ function exportRecord(row: PolicyLogRow) {
   };
 }
 
-/** RFC 4180: quote a field holding a comma, quote, CR or LF (or edge spaces), doubling inner quotes. */
-export function csvField(value: unknown): string {
-  if (value === null || value === undefined) return '';
-  const text = typeof value === 'string' ? value : typeof value === 'object' ? JSON.stringify(value) : String(value);
-  return /[",\r\n]|^\s|\s$/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
-}
-
 /**
  * Streams the entries decided in [from, to) in log_id order, from one snapshot through a server-side
  * cursor, honouring the output's back-pressure: memory stays bounded by one batch.
@@ -67,13 +61,13 @@ export async function exportPolicyLog(pool: Pool, out: Writable, options: Export
     const write = async (chunk: string) => {
       if (!out.write(chunk)) await once(out, 'drain');
     };
-    if (options.format === 'csv') await write(`${CSV_COLUMNS.join(',')}\r\n`);
+    if (options.format === 'csv') await write(csvLine(CSV_COLUMNS));
     const query = sql.fragment`SELECT ${POLICY_LOG_COLUMNS} FROM policy_log WHERE ${where} ORDER BY log_id`;
     for await (const batch of cursor(tx, PolicyLogRow, query)) {
       let chunk = '';
       for (const row of batch) {
         const record = exportRecord(row);
-        chunk += options.format === 'ndjson' ? `${JSON.stringify(record)}\n` : `${CSV_COLUMNS.map((c) => csvField(record[c])).join(',')}\r\n`;
+        chunk += options.format === 'ndjson' ? `${JSON.stringify(record)}\n` : csvLine(CSV_COLUMNS.map((c) => record[c]));
       }
       await write(chunk);
       rows += batch.length;

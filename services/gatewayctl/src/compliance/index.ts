@@ -13,7 +13,7 @@ import { formatVerifyReport, verifyPolicyLog } from './verify.ts';
 
 export { verifyPolicyLog, formatVerifyReport, type VerifyReport, type Divergence, type VerifyOptions, type CheckName } from './verify.ts';
 export { rebuildProjections, REBUILT_TABLES, type RebuildReport, type RebuildOptions } from './rebuild.ts';
-export { exportPolicyLog, csvField, CSV_COLUMNS, type ExportOptions } from './export.ts';
+export { exportPolicyLog, CSV_COLUMNS, type ExportOptions } from './export.ts';
 export { showEntry, type ShownEntry } from './show.ts';
 export { complianceDeps, type ComplianceDeps } from './context.ts';
 export type { ProgressCallback, ProgressEvent } from './progress.ts';
