@@ -58,6 +58,8 @@ async function snapshot() {
     policy_chain: await q(sql.unsafe`SELECT partition, head_hash, last_log_id FROM policy_chain ORDER BY partition`),
     policy_log: await q(sql.unsafe`SELECT * FROM policy_log ORDER BY log_id`),
     suppressions: await q(sql.unsafe`SELECT * FROM suppressions ORDER BY customer_id, recipient, source`),
+    // The history's ids are a sequence the rebuild does not reset: compared without them, in order.
+    suppression_history: await q(sql.unsafe`SELECT customer_id, recipient, action, source, reason, created_by, at, instance_id, inbound_message_id FROM suppression_history ORDER BY id`),
     quota_usage: await q(sql.unsafe`SELECT * FROM quota_usage ORDER BY customer_id, window_key`),
     sequence: await q(sql.unsafe`SELECT last_value, is_called FROM policy_log_log_id_seq`),
   };
@@ -231,6 +233,8 @@ describe('compliance tooling: policy-log show / export / verify, projections reb
     expect(after.policy_chain).toEqual(before.policy_chain);
     expect(after.policy_offsets).toEqual(before.policy_offsets);
     expect(after.suppressions).toEqual(before.suppressions);
+    expect(after.suppression_history).toEqual(before.suppression_history);
+    expect(before.suppression_history.length).toBeGreaterThan(0);
     expect(after.quota_usage).toEqual(before.quota_usage);
     expect(after.policy_state).toEqual(before.policy_state);
     expect(after.sequence).toEqual(before.sequence);

@@ -111,6 +111,10 @@ describe('instance events in', () => {
     expect(lifecycle[1]!.body.external_message_id).toBe(lifecycle[0]!.body.external_message_id);
     const statuses = eventsOf(account).filter((e) => e.body.from === phone && e.event === 'message.status_updated').map((e) => e.body.status);
     expect(statuses).toEqual(['sent', 'delivered', 'read']);
+    // Kept for the dashboard's message timeline, by provider message id.
+    const receipts = await db.anyFirst(sql.type(z.object({ status: z.string() }))`
+      SELECT status FROM message_receipts WHERE instance_id = ${account.instance_id} AND provider_message_id = ${String(lifecycle[0]!.body.external_message_id)} ORDER BY status`);
+    expect(receipts).toEqual(['delivered', 'read', 'sent']);
   });
 
   it('our own outcomes become message.sent, and an unknown number message.failed with a 502', async () => {
@@ -208,6 +212,24 @@ describe('instance events in', () => {
     await sim('POST', `/sim/instances/${manager}/inbound`, { from: phone, text: 'please stop messaging me' });
     await waitEvent(account, (e) => e.event === 'message.received' && e.body.message_text === 'please stop messaging me', 'free text received');
     expect((await sendTo(account, phone)).status).toBe(200);
+
+    // The inbound log holds each message under the id of the message.received event it became,
+    // marked as it was taken; the suppression history names the message behind each change.
+    const receivedIds = eventsOf(account).filter((e) => e.event === 'message.received' && e.body.from === phone).map((e) => e.event_id);
+    const inbound = await db.any(sql.type(z.object({ id: z.string(), sender: z.string(), message_text: z.string(), opt_action: z.string().nullable() }))`
+      SELECT id, sender, message_text, opt_action FROM inbound_messages WHERE customer_id = ${account.customer_id} ORDER BY received_at`);
+    expect(inbound.map((m) => [m.sender, m.message_text, m.opt_action])).toEqual([
+      [phone, '  Stop! ', 'opt_out'],
+      [phone, 'START', 'opt_in'],
+      [phone, 'please stop messaging me', 'flagged'],
+    ]);
+    expect(inbound.map((m) => m.id)).toEqual(receivedIds);
+    const history = await db.any(sql.type(z.object({ action: z.string(), reason: z.string(), instance_id: z.string().nullable(), inbound_message_id: z.string().nullable() }))`
+      SELECT action, reason, instance_id, inbound_message_id FROM suppression_history WHERE customer_id = ${account.customer_id} AND recipient = ${phone} ORDER BY id`);
+    expect(history).toEqual([
+      { action: 'suppressed', reason: 'keyword:STOP', instance_id: account.instance_id, inbound_message_id: inbound[0]!.id },
+      { action: 'unsuppressed', reason: 'keyword:START', instance_id: account.instance_id, inbound_message_id: inbound[1]!.id },
+    ]);
   });
 
   it('a missed call maps to call.missed', async () => {

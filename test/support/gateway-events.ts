@@ -4,6 +4,7 @@ import { KafkaClient } from '@gw/kafka';
 import { createLogger } from '@gw/observability';
 
 export interface EmittedGatewayEvent {
+  event_id: string;
   event: string;
   instance_id: string;
   body: Record<string, unknown>;
@@ -31,7 +32,7 @@ export async function followGatewayEvents(env: Record<string, string>): Promise<
     onRecord: async (record) => {
       const decoded = await codec.decode(record);
       if (decoded?.type === 'GatewayEventEmitted') {
-        events.push({ event: decoded.payload.event, instance_id: decoded.payload.instance_id, body: JSON.parse(decoded.payload.payload) as Record<string, unknown> });
+        events.push({ event_id: decoded.payload.event_id, event: decoded.payload.event, instance_id: decoded.payload.instance_id, body: JSON.parse(decoded.payload.payload) as Record<string, unknown> });
       }
     },
   });

@@ -11,6 +11,8 @@ export { evaluateRules } from './evaluate-rules.ts';
 export { describeRules, type RuleDescription } from './describe-rules.ts';
 export { messageDigest } from './digest.ts';
 export { effectivePlan, type EffectivePlan } from './limits.ts';
+export { quotaWindows, type QuotaWindows } from './time/quota-windows.ts';
+export { bucketAt, type BucketLevel } from './time/token-bucket.ts';
 export { qualitySignals } from './quality/auto-pause.ts';
 export { DEFAULT_POLICY_CONFIG, RETENTION, policyVersionOf, validatePolicyConfig, type PolicyConfig, type AutoPauseConfig } from './config/policy-config.ts';
 export { PLANS, type PlanConfig, type VelocityLimits, type BulkLimits } from './config/plans.ts';

@@ -70,6 +70,8 @@ export interface MessageFailedEvent extends WebhookEventBase<'message.failed'> {
   to: E164Phone;
   message_purpose: string;
   error: string;
+  /** Not in spec 6.3's table: added within v1 so a failure can be matched to its send (docs/decisions.md). */
+  message_id?: string;
 }
 export interface RecipientOptedOutEvent extends WebhookEventBase<'recipient.opted_out'> {
   from: E164Phone;
@@ -195,7 +197,8 @@ function fields(required: string[], optional: string[] = []): Readonly<Record<st
 export const WEBHOOK_EVENT_FIELDS: Readonly<Record<WebhookEventName, Readonly<Record<string, FieldSpec>>>> = {
   'message.received': fields(['from', 'message_text'], ['message_type', 'external_message_id']),
   'message.sent': fields(['to', 'message_purpose'], ['message_id']),
-  'message.failed': fields(['to', 'message_purpose', 'error']),
+  // message_id: an optional field added within v1 (docs/decisions.md, "Customer webhooks").
+  'message.failed': fields(['to', 'message_purpose', 'error'], ['message_id']),
   'recipient.opted_out': fields(['from', 'reason'], ['message_text']),
   'instance.connected': fields([], ['connection_state']),
   'instance.disconnected': fields([], ['connection_state']),

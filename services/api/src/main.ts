@@ -1,3 +1,5 @@
+import { createPool } from '@gw/db';
+import { KafkaInspector } from '@gw/kafka';
 import { createRuntime, onShutdown } from '@gw/runtime';
 import { buildApp } from './app.ts';
 import { ReplyRouter } from './send-message/reply-router.ts';
@@ -12,6 +14,9 @@ const replies = new ReplyRouter(runtime.kafka, runtime.codec, runtime.topics, ru
 runtime.consumers.push(await replies.start());
 
 const box = SecretBox.fromConfig(config.secretKey);
+// The dashboard's policy-log export and "verify my log" hold a snapshot open while they run: a
+// small pool of their own, so downloads never take the connections the send path needs.
+const compliancePool = await createPool(config.databaseUrl, { maxConnections: 3, ...config.database });
 const app = await buildApp({
   logger,
   metrics: runtime.metrics,
@@ -42,6 +47,10 @@ const app = await buildApp({
     webhooks: dashboardWebhookDeps(config),
     // The public pages say what the policy service enforces: the same policy (createPolicy) and keywords.
     messaging: messagingRules(config),
+    // The inbound log's retention, as the instance-events service purges it.
+    inboundRetentionDays: config.instanceEvents.inboundRetentionDays,
+    // The policy log's export and verification: the checks gatewayctl runs, for one customer.
+    compliance: { pool: compliancePool, kafka: new KafkaInspector(config.kafkaBrokers, config.topicPrefix), codec: runtime.codec, topics: runtime.topics },
   },
 });
 await app.listen({ host: config.api.host, port: config.api.port });
@@ -50,5 +59,6 @@ logger.info({ url: config.api.publicBaseUrl }, 'api listening');
 onShutdown(logger, async () => {
   // Stop accepting requests, let in-flight ones finish, then release Kafka and Postgres.
   await app.close();
+  await compliancePool.end().catch(() => undefined);
   await runtime.close();
 });

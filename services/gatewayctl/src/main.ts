@@ -26,6 +26,7 @@ import { operatorAudit } from './audit.ts';
 import { destinationRules, registerWebhookCommands, wordList } from './webhooks/commands.ts';
 import { registerDlqCommands } from './dlq/commands.ts';
 import { registerSecretsCommands } from './secrets/index.ts';
+import { registerLimitCommands } from './limits/commands.ts';
 
 // On a local stack (make run), the stack's own settings; a deployment sets GATEWAY_ENV and its own.
 const config = loadConfig(withLocalSettings());
@@ -320,5 +321,6 @@ registerComplianceCommands(program, { config, action });
 registerWebhookCommands(program, { config, action, db, box, audit });
 registerDlqCommands(program, { config, action });
 registerSecretsCommands(program, { action, db, box });
+registerLimitCommands(program, { action, db, facts, audit });
 
 await program.parseAsync(process.argv);

@@ -35,7 +35,7 @@ export function mapDeliveryOutcomes(runtime: Runtime): StageHandler<'MessageDisp
       const body =
         outcome.type === 'MessageDispatched'
           ? { event: 'message.sent', ...common, to: message.to, message_purpose: message.purpose, message_id: outcome.payload.message_id }
-          : { event: 'message.failed', ...common, to: message.to, message_purpose: message.purpose, error: outcome.payload.reason };
+          : { event: 'message.failed', ...common, to: message.to, message_purpose: message.purpose, error: outcome.payload.reason, message_id: outcome.payload.message_id };
       const emitted: GatewayEventEmitted = {
         event_id: derivedId(outcome.payload.event_id),
         correlation_id: outcome.payload.correlation_id,

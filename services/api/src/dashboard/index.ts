@@ -6,6 +6,7 @@ import formbody from '@fastify/formbody';
 import rateLimit from '@fastify/rate-limit';
 import type { FastifyInstance } from 'fastify';
 import { planChange } from '@gw/accounts';
+import type { ComplianceDeps } from '@gw/compliance';
 import type { GatewayConfig } from '@gw/config';
 import type { Pool } from '@gw/db';
 import type { SecretBox } from '@gw/security';
@@ -47,6 +48,15 @@ export interface DashboardDeps {
   messaging: MessagingRules;
   /** The webhooks service's destination rules and the gateway-events topic, for the instance pages' webhook tab. */
   webhooks: DashboardWebhookDeps;
+  /** Days the inbound log keeps a received message (config.instanceEvents.inboundRetentionDays), shown on /inbound-logs and /suppressed-recipients. */
+  inboundRetentionDays: number;
+  /**
+   * The policy log's export and "verify my log" (@gw/compliance, the checks gatewayctl runs): a
+   * Postgres pool of their own (an export or a verification holds one snapshot open while it runs,
+   * which must never starve the send path), the Kafka inspector and the codec to read the
+   * decisions and customer-events topics. No `connection`: the replay runs on the API's thread.
+   */
+  compliance: ComplianceDeps;
   /** When given, every dashboard route is listed here with its permission (the role matrix test walks them). */
   routes?: GuardedRoute[];
 }

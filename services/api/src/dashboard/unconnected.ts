@@ -3,6 +3,8 @@
 // reached for Postgres would fail (and the tests that use this build never ask for one).
 import { loadConfig } from '@gw/config';
 import type { Pool } from '@gw/db';
+import { EventCodec, Topics } from '@gw/events';
+import { KafkaInspector } from '@gw/kafka';
 import { SecretBox } from '@gw/security';
 import type { DashboardDeps } from './index.ts';
 import { dashboardWebhookDeps } from './webhooks/deps.ts';
@@ -23,5 +25,14 @@ export function unconnectedDashboard(): Omit<DashboardDeps, 'publicBaseUrl' | 's
     instanceManager: { url: 'http://127.0.0.1:9', apiKey: 'unconnected' },
     // Connects only when a recover reads the topic, which no page of this build does.
     webhooks: dashboardWebhookDeps(loadConfig({})),
+    inboundRetentionDays: loadConfig({}).instanceEvents.inboundRetentionDays,
+    // Made, not connected: the inspector and the codec connect when the policy-log pages read (none here).
+    compliance: complianceUnconnected(),
   };
+}
+
+function complianceUnconnected(): DashboardDeps['compliance'] {
+  const config = loadConfig({});
+  const topics = new Topics(config.topicPrefix, config.topicPartitions);
+  return { pool: {} as Pool, kafka: new KafkaInspector(config.kafkaBrokers, config.topicPrefix), codec: new EventCodec(config.schemaRegistryUrl, topics), topics };
 }

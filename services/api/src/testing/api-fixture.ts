@@ -7,7 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll } from 'vitest';
 import type { GatewayConfig } from '@gw/config';
 import type { AnyEvent } from '@gw/events';
-import type { RunningConsumer } from '@gw/kafka';
+import { KafkaInspector, type RunningConsumer } from '@gw/kafka';
 import { createMetrics, type Logger } from '@gw/observability';
 import { createRuntime, type Runtime } from '@gw/runtime';
 import { SecretBox } from '@gw/security';
@@ -134,6 +134,9 @@ export async function apiFixture(): Promise<ApiFixture> {
         instanceManager: { url: simulator.baseUrl, apiKey: simulator.globalKey },
         webhooks: dashboardWebhookDeps(runtime.config),
         messaging: messagingRules(runtime.config),
+        inboundRetentionDays: runtime.config.instanceEvents.inboundRetentionDays,
+        // The runtime's pool (production gives these a small pool of their own, main.ts).
+        compliance: { pool: runtime.pool, kafka: new KafkaInspector(runtime.config.kafkaBrokers, runtime.config.topicPrefix), codec: runtime.codec, topics: runtime.topics },
         ...(settings.dashboardRoutes ? { routes: settings.dashboardRoutes } : {}),
       },
     });

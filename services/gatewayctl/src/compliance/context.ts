@@ -1,26 +1,12 @@
+import type { ComplianceDeps } from '@gw/compliance';
 import type { GatewayConfig } from '@gw/config';
 import { createPool, type Pool } from '@gw/db';
 import { EventCodec, Topics } from '@gw/events';
 import { KafkaInspector } from '@gw/kafka';
 
-/** The settings behind `kafka` and `codec`, so a worker thread can open its own (plain data). */
-export interface ComplianceConnection {
-  kafkaBrokers: string[];
-  /** The inspector's prefix for its throw-away consumer groups (the topic prefix). */
-  groupPrefix: string;
-  schemaRegistryUrl: string;
-}
+export type { ComplianceDeps, ComplianceConnection } from '@gw/compliance';
 
-/** What the compliance functions need: Postgres, Kafka, the codec and topic names. */
-export interface ComplianceDeps {
-  pool: Pool;
-  kafka: KafkaInspector;
-  codec: EventCodec;
-  topics: Topics;
-  /** Without it, verify replays on the calling thread instead of a worker thread. */
-  connection?: ComplianceConnection;
-}
-
+/** The operator's connections for the compliance commands (with a connection: verify replays on a worker thread). */
 export async function complianceDeps(config: GatewayConfig, pool?: Pool): Promise<ComplianceDeps> {
   const topics = new Topics(config.topicPrefix, config.topicPartitions);
   return {

@@ -1,12 +1,7 @@
-/** Progress of a long-running compliance job, reported to a callback (benchmarks) or a terminal. */
-export interface ProgressEvent {
-  phase: string;
-  done: number;
-  /** Known total, when there is one. */
-  total?: number;
-}
+import type { ProgressCallback, ProgressEvent } from '@gw/compliance';
 
-export type ProgressCallback = (event: ProgressEvent) => void;
+/** Progress of a long-running compliance job, reported to a callback (benchmarks) or a terminal. */
+export type { ProgressCallback, ProgressEvent } from '@gw/compliance';
 
 /**
  * A one-line progress bar on stderr, redrawn with \r at most every 100 ms; silent when stderr is

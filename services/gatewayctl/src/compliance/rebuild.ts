@@ -1,12 +1,8 @@
 import { sql, z } from '@gw/db';
 import type { AnyEvent, SendDecided } from '@gw/events';
 import { insertEntries, ProjectionBatch } from '@gw/policy-log';
-import type { ComplianceDeps } from './context.ts';
+import { Count, digestOf, readDeadLetters, Replayer, replayFields, skippedPositions, type ComplianceDeps, type ProgressCallback } from '@gw/compliance';
 import type { PartitionRange } from '@gw/kafka';
-import { Count } from './entries.ts';
-import type { ProgressCallback } from './progress.ts';
-import { digestOf, Replayer, replayFields } from './replay.ts';
-import { readDeadLetters, skippedPositions } from '../dlq/letters.ts';
 import { CliError } from '../action.ts';
 
 /** Meant for the operator: printed as is. */

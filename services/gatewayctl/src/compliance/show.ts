@@ -1,6 +1,6 @@
 import { sql, z, type Queryable } from '@gw/db';
 import { fromLogRow, PolicyLogRow } from '@gw/policy-log';
-import { parseDetail, POLICY_LOG_COLUMNS, sourceOf } from './entries.ts';
+import { parseDetail, POLICY_LOG_COLUMNS, sourceOf } from '@gw/compliance';
 import { CliError } from '../action.ts';
 
 /** Meant for the operator: printed as is. */

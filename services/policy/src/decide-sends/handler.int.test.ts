@@ -139,8 +139,8 @@ describe('policy batch handler', () => {
         run,
         [
           fact({ type: 'RecipientSuppressed', customerId: customer, at, recipient, source: 'manual', reason: 'asked', by: 'ops' }),
-          fact({ type: 'RecipientUnsuppressed', customerId: customer, at, recipient, source: 'manual', by: 'ops' }),
-          fact({ type: 'RecipientSuppressed', customerId: customer, at, recipient, source: 'opt_out', reason: 'STOP', by: 'recipient' }),
+          fact({ type: 'RecipientUnsuppressed', customerId: customer, at, recipient, source: 'manual', by: 'ops', reason: 'asked again' }),
+          fact({ type: 'RecipientSuppressed', customerId: customer, at, recipient, source: 'opt_out', reason: 'keyword:STOP', by: 'recipient', instanceId: 'ins_1', inboundMessageId: 'in_1' }),
           command(customer, 1),
         ],
       ),
@@ -148,6 +148,14 @@ describe('policy batch handler', () => {
     expect(out.map((d) => d.error_code)).toEqual(['recipient_suppressed']);
     const rows = await pool.any(sql.type(z.object({ source: z.string() }))`SELECT source FROM suppressions WHERE customer_id = ${customer} ORDER BY source`);
     expect(rows).toEqual([{ source: 'opt_out' }]);
+    // Every change stays in the history, in order, with its reason and (for an opt-out) the inbound message that caused it.
+    const history = await pool.any(sql.type(z.object({ action: z.string(), source: z.string(), reason: z.string(), created_by: z.string(), instance_id: z.string().nullable(), inbound_message_id: z.string().nullable() }))`
+      SELECT action, source, reason, created_by, instance_id, inbound_message_id FROM suppression_history WHERE customer_id = ${customer} ORDER BY id`);
+    expect(history).toEqual([
+      { action: 'suppressed', source: 'manual', reason: 'asked', created_by: 'ops', instance_id: null, inbound_message_id: null },
+      { action: 'unsuppressed', source: 'manual', reason: 'asked again', created_by: 'ops', instance_id: null, inbound_message_id: null },
+      { action: 'suppressed', source: 'opt_out', reason: 'keyword:STOP', created_by: 'recipient', instance_id: 'ins_1', inbound_message_id: 'in_1' },
+    ]);
   });
 
   it('log ids come out in increasing numeric order across blocks, and above whatever a chain already holds', async () => {

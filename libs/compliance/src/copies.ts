@@ -27,19 +27,28 @@ export interface Divergence {
   detail: string;
 }
 
+/**
+ * A divergence as the passes find it: also the fields of the entry it is about (the columns that
+ * differ between two copies, or the chain field that does not hold), for reports that name a
+ * field but not the text of `detail` (the customer's report: a detail may quote a neighbour's hash).
+ */
+export interface Finding extends Divergence {
+  fields: string[];
+}
+
 /** The divergences found: all counted, the first `max` kept. */
 export class Findings {
-  readonly kept: Divergence[] = [];
+  readonly kept: Finding[] = [];
   count = 0;
   constructor(private readonly max: number) {}
-  report(log_id: number | null, check: CheckName, detail: string): void {
+  report(log_id: number | null, check: CheckName, detail: string, fields: string[] = []): void {
     this.count++;
-    if (this.kept.length < this.max) this.kept.push({ log_id, check, detail });
+    if (this.kept.length < this.max) this.kept.push({ log_id, check, detail, fields });
   }
 
   /** Adds what another pass found (its kept divergences, and how many it counted). */
-  merge(kept: Divergence[], count: number): void {
-    for (const { log_id, check, detail } of kept) this.report(log_id, check, detail);
+  merge(kept: Finding[], count: number): void {
+    for (const { log_id, check, detail, fields } of kept) this.report(log_id, check, detail, fields);
     this.count += count - kept.length;
   }
 }

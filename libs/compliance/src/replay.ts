@@ -5,6 +5,7 @@ import type { AnyEvent, EventCodec, SendDecided, SendRequested } from '@gw/event
 import type { KafkaInspector, PartitionRange } from '@gw/kafka';
 import { createPolicy, initialPolicyState, RecentSendsCache, type CustomerPolicyState, type Policy, type PolicyDecision, type PolicyEvent } from '@gw/policy';
 import { canonicalJson, chainedFields, engineStep, toDecidedEvent } from '@gw/policy-log';
+import { yielder } from './progress.ts';
 
 export type ReplayStep =
   | { kind: 'duplicate'; correlationId: string }
@@ -116,12 +117,15 @@ export async function replayCustomerEvents(kafka: KafkaInspector, codec: EventCo
   const customers = scope.customers === null ? null : new Set(scope.customers);
   const skip = new Set(scope.skip);
   const keep = new Set(scope.keep ?? []);
+  const breathe = yielder();
 
   await kafka.readToEnd(scope.topic, {
     ends,
     onBatch: async (records, partition) => {
       for (const record of records) {
         outcome.read++;
+        const turn = breathe();
+        if (turn) await turn;
         if (skip.has(`${partition}@${record.offset}`)) {
           outcome.deadLettered++;
           continue;

@@ -6,7 +6,7 @@
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import { EventCodec, Topics } from '@gw/events';
 import { KafkaInspector } from '@gw/kafka';
-import type { ComplianceConnection } from './context.ts';
+import type { ComplianceConnection } from './deps.ts';
 import { replayCustomerEvents, type ReplayOutcome, type ReplayScope } from './replay.ts';
 
 interface Job {

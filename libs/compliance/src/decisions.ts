@@ -3,6 +3,7 @@ import type { EventCodec, SendDecided } from '@gw/events';
 import type { KafkaInspector, PartitionRange } from '@gw/kafka';
 import { GENESIS_HASH } from '@gw/policy-log';
 import { digests, Findings } from './copies.ts';
+import { yielder } from './progress.ts';
 import { digestOf, replayFields } from './replay.ts';
 
 /** A record of the decisions topic, as digests. */
@@ -41,11 +42,14 @@ export async function readDecisions(kafka: KafkaInspector, codec: EventCodec, sc
   const conflicts: Array<{ logId: number; first: string; position: string }> = [];
   let read = 0;
   let duplicates = 0;
+  const breathe = yielder();
   await kafka.readToEnd(scope.topic, {
     ends: scope.ends,
     onBatch: async (records) => {
       for (const record of records) {
         read++;
+        const turn = breathe();
+        if (turn) await turn;
         const position = `${record.partition}@${record.offset}`;
         let entry: SendDecided;
         try {
@@ -64,9 +68,9 @@ export async function readDecisions(kafka: KafkaInspector, codec: EventCodec, sc
           else conflicts.push({ logId: entry.log_id, first: first.position, position });
           continue;
         }
-        if (recomputed !== entry.entry_hash) findings.report(entry.log_id, 'kafka_hash', `record ${position}: entry_hash does not match its content`);
+        if (recomputed !== entry.entry_hash) findings.report(entry.log_id, 'kafka_hash', `record ${position}: entry_hash does not match its content`, ['entry_hash']);
         const twice = byCommand.get(entry.correlation_id);
-        if (twice !== undefined) findings.report(entry.log_id, 'kafka_conflict', `command ${entry.correlation_id} was decided twice: log_id ${twice} and ${entry.log_id}`);
+        if (twice !== undefined) findings.report(entry.log_id, 'kafka_conflict', `command ${entry.correlation_id} was decided twice: log_id ${twice} and ${entry.log_id}`, ['command_id']);
         else byCommand.set(entry.correlation_id, entry.log_id);
         byLogId.set(entry.log_id, {
           compare,
@@ -92,7 +96,7 @@ export async function readDecisions(kafka: KafkaInspector, codec: EventCodec, sc
   for (const [partition, list] of chains) {
     let prev = GENESIS_HASH;
     for (const [logId, entry] of list.sort((a, b) => a[0] - b[0])) {
-      if (entry.prev_hash !== prev) findings.report(logId, 'kafka_chain', `prev_hash ${entry.prev_hash.slice(0, 12)}… is not the previous record's hash ${prev.slice(0, 12)}… in partition ${partition}`);
+      if (entry.prev_hash !== prev) findings.report(logId, 'kafka_chain', `prev_hash ${entry.prev_hash.slice(0, 12)}… is not the previous record's hash ${prev.slice(0, 12)}… in partition ${partition}`, ['prev_hash']);
       prev = entry.entry_hash;
     }
   }

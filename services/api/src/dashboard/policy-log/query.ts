@@ -1,0 +1,211 @@
+// The filters of /policy-log and of its export, read from the query string. Every value is checked
+// here and explained in words a person understands; a value not understood is left out of the list
+// and named in a notice on the page (the export refuses it instead, so a file never holds more than
+// was asked for). Nothing reaches Postgres unchecked. Pure.
+import type { PolicyLogFilter } from '@gw/compliance';
+import { textProblem } from '@gw/contract';
+
+/** The query string as fastify parses it: a repeated key is an array. */
+export type RawQuery = Record<string, unknown>;
+
+/** Entries per page. */
+export const PAGE_SIZE = 50;
+/** The last page a link may ask for (an offset beyond it would only cost the database). */
+export const MAX_PAGE = 10_000;
+
+export const DECISIONS = ['all', 'accepted', 'refused'] as const;
+export type DecisionFilter = (typeof DECISIONS)[number];
+
+/** One of the customer's instances, as the instance filter offers it. */
+export interface InstanceChoice {
+  id: string;
+  name: string;
+  deleted: boolean;
+}
+
+/** The filters as typed (shown again in the form, and kept by the links). */
+export interface FilterForm {
+  decision: DecisionFilter;
+  code: string;
+  purpose: string;
+  instance: string;
+  recipient: string;
+  from: string;
+  to: string;
+}
+
+export interface PolicyLogQuery {
+  form: FilterForm;
+  /** The filter for the list, its count and the export (without the customer, which the route adds). */
+  filter: Omit<PolicyLogFilter, 'customerId'>;
+  page: number;
+  /** What was not understood, in words; those values are ignored. */
+  problems: string[];
+  /** Whether any filter applies. */
+  filtered: boolean;
+}
+
+const DAY_MS = 86_400_000;
+
+/** A query value as one trimmed string ('' when absent); given twice, or unusable text, is a problem. */
+function single(raw: RawQuery, key: string, label: string, problems: string[]): string {
+  const value = raw[key];
+  if (value === undefined) return '';
+  if (typeof value !== 'string') {
+    problems.push(`${label} was given more than once; it is ignored.`);
+    return '';
+  }
+  const trimmed = value.trim();
+  const problem = textProblem(trimmed, 200) ?? (/[\u0000-\u001f\u007f]/.test(trimmed) ? 'contains a control character' : null);
+  if (problem) {
+    problems.push(`${label} ${problem}; it is ignored.`);
+    return '';
+  }
+  return trimmed;
+}
+
+/**
+ * A day (YYYY-MM-DD) or a time to the minute or second (YYYY-MM-DD HH:MM[:SS], or with a T), read
+ * as UTC; `step` is the unit typed, so a "to" includes the whole of it. Null when it is not one.
+ */
+export function parseUtc(value: string): { at: Date; step: number } | null {
+  const match = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2}))?)?$/.exec(value);
+  if (!match) return null;
+  const [year, month, day] = [Number(match[1]), Number(match[2]), Number(match[3])];
+  const [hour, minute, second] = [Number(match[4] ?? 0), Number(match[5] ?? 0), Number(match[6] ?? 0)];
+  if (year < 2000 || year > 9998 || hour > 23 || minute > 59 || second > 59) return null;
+  const at = new Date(Date.UTC(year, month - 1, day, hour, minute, second));
+  // 2026-02-30 would roll over into March: not a day of the calendar.
+  if (at.getUTCFullYear() !== year || at.getUTCMonth() !== month - 1 || at.getUTCDate() !== day) return null;
+  const step = match[6] !== undefined ? 1000 : match[4] !== undefined ? 60_000 : DAY_MS;
+  return { at, step };
+}
+
+/**
+ * The digits of a "recipient contains" search: what a person types (+, spaces, brackets, dots and
+ * dashes are fine), reduced to digits; null when something else is in it or no digit is.
+ */
+export function recipientDigits(value: string): string | null {
+  if (!/^[+\d\s().-]{1,40}$/.test(value)) return null;
+  const digits = value.replace(/\D/g, '');
+  return digits.length >= 1 && digits.length <= 15 ? digits : null;
+}
+
+/** Error codes and purposes as the gateway writes them: lower case, digits and underscores. */
+const CODE_LIKE = /^[a-z][a-z0-9_]{0,63}$/;
+
+/**
+ * Reads the filters and the page. `instances` are the customer's own (deleted ones too): an
+ * instance filter naming another is not understood (as an unknown one).
+ */
+export function parsePolicyLogQuery(raw: RawQuery, instances: readonly InstanceChoice[]): PolicyLogQuery {
+  const problems: string[] = [];
+  const decisionText = single(raw, 'decision', 'The decision', problems);
+  let decision: DecisionFilter = 'all';
+  if (decisionText !== '') {
+    if ((DECISIONS as readonly string[]).includes(decisionText)) decision = decisionText as DecisionFilter;
+    else problems.push(`The decision “${decisionText}” is not one of the choices (all, accepted, refused); all are shown.`);
+  }
+
+  let code = single(raw, 'code', 'The refusal code', problems);
+  if (code !== '' && !CODE_LIKE.test(code)) {
+    problems.push(`The refusal code “${code}” is not a code (e.g. recipient_suppressed); it is ignored.`);
+    code = '';
+  }
+  let purpose = single(raw, 'purpose', 'The purpose', problems);
+  if (purpose !== '' && !CODE_LIKE.test(purpose)) {
+    problems.push(`The purpose “${purpose}” is not a purpose (e.g. transactional); it is ignored.`);
+    purpose = '';
+  }
+  let instance = single(raw, 'instance', 'The instance', problems);
+  if (instance !== '' && !instances.some((i) => i.id === instance)) {
+    problems.push(`The instance “${instance}” is not one of your instances; it is ignored.`);
+    instance = '';
+  }
+
+  let recipient = single(raw, 'recipient', 'The recipient', problems);
+  let digits: string | null = null;
+  if (recipient !== '') {
+    digits = recipientDigits(recipient);
+    if (!digits) {
+      problems.push(`The recipient search “${recipient}” is not part of a phone number (digits only); it is ignored.`);
+      recipient = '';
+    }
+  }
+
+  const time = (key: string, label: string) => {
+    const text = single(raw, key, label, problems);
+    if (text === '') return { text, parsed: null };
+    const parsed = parseUtc(text);
+    if (!parsed) {
+      problems.push(`${label} “${text}” is not a date and time (write YYYY-MM-DD or YYYY-MM-DD HH:MM, in UTC); it is ignored.`);
+      return { text: '', parsed: null };
+    }
+    return { text, parsed };
+  };
+  let from = time('from', 'The “from” time');
+  let to = time('to', 'The “to” time');
+  const fromAt = from.parsed?.at ?? null;
+  let before = to.parsed ? new Date(to.parsed.at.getTime() + to.parsed.step) : null;
+  if (fromAt && before && fromAt >= before) {
+    problems.push('The “from” time is after the “to” time; both are ignored.');
+    from = { text: '', parsed: null };
+    to = { text: '', parsed: null };
+    before = null;
+  }
+
+  const pageText = single(raw, 'page', 'The page', problems);
+  let page = 1;
+  if (pageText !== '') {
+    if (/^\d{1,6}$/.test(pageText) && Number(pageText) >= 1 && Number(pageText) <= MAX_PAGE) page = Number(pageText);
+    else problems.push(`The page “${pageText}” is not a page number from 1 to ${MAX_PAGE}; the first page is shown.`);
+  }
+
+  const form: FilterForm = { decision, code, purpose, instance, recipient, from: from.text, to: to.text };
+  const filter: PolicyLogQuery['filter'] = {
+    decision: decision === 'accepted' ? 'accepted' : decision === 'refused' ? 'rejected' : null,
+    errorCode: code || null,
+    purpose: purpose || null,
+    instanceId: instance || null,
+    recipientDigits: digits,
+    from: from.parsed ? fromAt : null,
+    to: before,
+  };
+  const filtered = Object.values(filter).some((v) => v !== null);
+  return { form, filter, page, problems, filtered };
+}
+
+/** The filters as query values, for the links that keep them (pages, the export). */
+export const filterValues = (form: FilterForm) => ({
+  decision: form.decision === 'all' ? '' : form.decision,
+  code: form.code,
+  purpose: form.purpose,
+  instance: form.instance,
+  recipient: form.recipient,
+  from: form.from,
+  to: form.to,
+});
+
+/** A link to `path` with these query values; empty values are left out. */
+export function hrefWith(path: string, values: Record<string, string | number | null | undefined>, hash = ''): string {
+  const params = new URLSearchParams();
+  for (const [key, value] of Object.entries(values)) if (value !== '' && value !== null && value !== undefined) params.set(key, String(value));
+  const query = params.toString();
+  return `${path}${query ? `?${query}` : ''}${hash}`;
+}
+
+/** The export's format, from ?format= (null: absent or not one of them). */
+export function exportFormat(raw: RawQuery): 'csv' | 'ndjson' | null {
+  const value = raw.format;
+  return value === 'csv' || value === 'ndjson' ? value : null;
+}
+
+/** A time as the pages show it: "2026-01-31 12:00:05 UTC". */
+export const utcText = (time: Date) => `${time.toISOString().slice(0, 10)} ${time.toISOString().slice(11, 19)} UTC`;
+
+/** The name of a downloaded file: policy-log-<UTC date and time>.<ext> (colons left out, for every file system). */
+export const downloadName = (kind: 'policy-log' | 'policy-log-verification', now: Date, ext: string) =>
+  `${kind}-${now.toISOString().slice(0, 19).replace(/:/g, '').replace('T', '-')}Z.${ext}`;
+
+/** A number as the page writes it: 12,345. */
+export const count = (n: number) => n.toLocaleString('en-US');

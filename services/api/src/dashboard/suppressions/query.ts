@@ -1,0 +1,209 @@
+// Reading the query string of the operations views (/suppressed-recipients and its CSV,
+// /inbound-logs): every value is checked here, in words a person understands. A value that is not
+// understood is left out of the search and named in a notice on the page (the CSV export refuses
+// it instead, so a file never holds more than was asked for); nothing here ever reaches Postgres
+// unchecked (no NUL, no impossible date, no unbounded number).
+import { textProblem } from '@gw/contract';
+
+/** The query string as fastify parses it: a repeated key is an array. */
+export type RawQuery = Record<string, unknown>;
+
+/** Rows per page, in every table of these views. */
+export const PAGE_SIZE = 50;
+/** The last page number a link may ask for (an offset beyond it would only cost the database). */
+export const MAX_PAGE = 10_000;
+
+/** A query value as one trimmed string ('' when absent); a repeated or odd value is a problem. */
+export function single(raw: RawQuery, key: string, label: string, problems: string[]): string {
+  const value = raw[key];
+  if (value === undefined) return '';
+  if (typeof value !== 'string') {
+    problems.push(`${label} was given more than once; it is ignored.`);
+    return '';
+  }
+  const trimmed = value.trim();
+  const problem = textProblem(trimmed, 200);
+  if (problem) {
+    problems.push(`${label} ${problem}; it is ignored.`);
+    return '';
+  }
+  return trimmed;
+}
+
+/** One value of a fixed list ('' or absent: the first, which means "all"). */
+export function oneOf<T extends string>(raw: RawQuery, key: string, label: string, allowed: readonly T[], problems: string[]): T {
+  const value = single(raw, key, label, problems);
+  if (value === '') return allowed[0]!;
+  if ((allowed as readonly string[]).includes(value)) return value as T;
+  problems.push(`${label} “${value}” is not one of the choices; all are shown.`);
+  return allowed[0]!;
+}
+
+/** A calendar day written YYYY-MM-DD (what a date input sends), as UTC midnight; null when it is not a real day. */
+export function parseDay(value: string): Date | null {
+  const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(value);
+  if (!match) return null;
+  const [year, month, day] = [Number(match[1]), Number(match[2]), Number(match[3])];
+  if (year < 2000 || year > 9998) return null;
+  const date = new Date(Date.UTC(year, month - 1, day));
+  // 2026-02-30 would roll over into March: not a day of the calendar.
+  return date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day ? date : null;
+}
+
+const DAY_MS = 86_400_000;
+
+/** A from/to pair of days: [from 00:00 UTC, the day after `to` 00:00 UTC), both optional. */
+export interface DayRange {
+  /** As typed (only when valid), for the form. */
+  from: string;
+  to: string;
+  /** Inclusive lower bound. */
+  fromAt: Date | null;
+  /** Exclusive upper bound: the start of the day after `to`. */
+  toBefore: Date | null;
+}
+
+export function dayRange(raw: RawQuery, problems: string[]): DayRange {
+  const read = (key: string, label: string) => {
+    const value = single(raw, key, label, problems);
+    if (value === '') return { text: '', at: null };
+    const at = parseDay(value);
+    if (!at) {
+      problems.push(`${label} “${value}” is not a date (write it as YYYY-MM-DD); it is ignored.`);
+      return { text: '', at: null };
+    }
+    return { text: value, at };
+  };
+  const from = read('from', 'The “from” date');
+  const to = read('to', 'The “to” date');
+  if (from.at && to.at && from.at > to.at) {
+    problems.push('The “from” date is after the “to” date; both are ignored.');
+    return { from: '', to: '', fromAt: null, toBefore: null };
+  }
+  return { from: from.text, to: to.text, fromAt: from.at, toBefore: to.at ? new Date(to.at.getTime() + DAY_MS) : null };
+}
+
+/** A page number from 1 to MAX_PAGE (absent: 1). */
+export function pageNumber(raw: RawQuery, key: string, label: string, problems: string[]): number {
+  const value = single(raw, key, label, problems);
+  if (value === '') return 1;
+  if (/^\d{1,6}$/.test(value)) {
+    const page = Number(value);
+    if (page >= 1 && page <= MAX_PAGE) return page;
+  }
+  problems.push(`${label} “${value}” is not a page number from 1 to ${MAX_PAGE}; the first page is shown.`);
+  return 1;
+}
+
+/**
+ * The digits of a "phone number contains" search: what a person types (+, spaces, brackets, dots
+ * and dashes are fine), reduced to digits; null when something else is in it or no digit is.
+ */
+export function phoneDigits(value: string): string | null {
+  if (!/^[+\d\s().-]{1,40}$/.test(value)) return null;
+  const digits = value.replace(/\D/g, '');
+  return digits.length >= 1 && digits.length <= 15 ? digits : null;
+}
+
+/** An ILIKE pattern that finds `text` anywhere, its own %, _ and \ taken literally (the default escape is \). */
+export const containsPattern = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+
+/** A time as the pages show it: "2026-01-31 12:00:05 UTC". */
+export const utcText = (time: Date | null | undefined) => (time ? `${time.toISOString().slice(0, 10)} ${time.toISOString().slice(11, 19)} UTC` : '');
+
+/** A link to `path` with these query values; empty values are left out. */
+export function hrefWith(path: string, values: Record<string, string | number | null | undefined>, hash = ''): string {
+  const params = new URLSearchParams();
+  for (const [key, value] of Object.entries(values)) if (value !== '' && value !== null && value !== undefined) params.set(key, String(value));
+  const query = params.toString();
+  return `${path}${query ? `?${query}` : ''}${hash}`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// /suppressed-recipients
+
+export const SOURCES = ['all', 'opt_out', 'manual'] as const;
+export type SourceFilter = (typeof SOURCES)[number];
+
+export interface SuppressionQuery {
+  source: SourceFilter;
+  /** Digits the recipient contains ('' for any). */
+  phone: string;
+  days: DayRange;
+  /** The page of the current list, and of the history. */
+  page: number;
+  historyPage: number;
+  /** A number to fill the add form with (?add=, e.g. from a flagged inbound message), and the lift form (?lift=). */
+  add: string;
+  lift: string;
+  /** What was not understood, in words; those values are ignored. */
+  problems: string[];
+}
+
+export function parseSuppressionQuery(raw: RawQuery): SuppressionQuery {
+  const problems: string[] = [];
+  const source = oneOf(raw, 'source', 'The source', SOURCES, problems);
+  const typed = single(raw, 'phone', 'The phone number', problems);
+  let phone = '';
+  if (typed !== '') {
+    const digits = phoneDigits(typed);
+    if (digits) phone = digits;
+    else problems.push(`The phone number search “${typed}” is not part of a phone number (digits only); it is ignored.`);
+  }
+  const days = dayRange(raw, problems);
+  const page = pageNumber(raw, 'page', 'The page', problems);
+  const historyPage = pageNumber(raw, 'hpage', 'The history page', problems);
+  // Prefills only: shown in a form field (escaped), checked when the form is sent.
+  const add = single(raw, 'add', 'The number to add', problems).slice(0, 40);
+  const lift = single(raw, 'lift', 'The number to lift', problems).slice(0, 40);
+  return { source, phone, days, page, historyPage, add, lift, problems };
+}
+
+/** The filters as query values, for links that keep them (pages, the CSV export). */
+export const suppressionFilterValues = (q: Pick<SuppressionQuery, 'source' | 'phone' | 'days'>) => ({
+  source: q.source === 'all' ? '' : q.source,
+  phone: q.phone,
+  from: q.days.from,
+  to: q.days.to,
+});
+
+/** What each kind of suppression is called on the page and in the export. */
+export const SOURCE_LABELS: Record<string, string> = { opt_out: 'Opted out', manual: 'Manual' };
+export const sourceLabel = (source: string) => SOURCE_LABELS[source] ?? source;
+
+/** The keyword of an opt-out or opt-back reason (`keyword:STOP`), or null. */
+export const keywordOf = (reason: string) => (reason.startsWith('keyword:') && reason.length > 8 ? reason.slice(8) : null);
+
+/** A reason in words: a keyword reply says so; a reason a person wrote is shown as written. */
+export function reasonText(source: string, reason: string): string {
+  const keyword = source === 'opt_out' ? keywordOf(reason) : null;
+  return keyword ? `Replied “${keyword}”` : reason;
+}
+
+/** Who made a change (the pages write "by …"): opt-outs and opt-backs are the recipient's own. */
+export const byText = (by: string) => (by === 'recipient' ? 'the recipient' : by);
+
+/** Words for a list of keywords: "START, UNSTOP or YES". */
+export function orList(words: readonly string[]): string {
+  if (words.length <= 1) return words[0] ?? '';
+  return `${words.slice(0, -1).join(', ')} or ${words[words.length - 1]}`;
+}
+
+/** What one history row says happened. */
+export function historyLabel(action: string, source: string, reason: string): string {
+  const keyword = keywordOf(reason);
+  if (source === 'opt_out') {
+    if (action === 'suppressed') return keyword ? `Opted out by replying ${keyword}` : 'Opted out';
+    return keyword ? `Opted back in by replying ${keyword}` : 'Opted back in';
+  }
+  if (source === 'manual') return action === 'suppressed' ? 'Suppressed manually' : 'Manual suppression lifted';
+  return `${action} (${source})`;
+}
+
+/**
+ * A CSV cell a spreadsheet would read as a formula (=, +, -, @, a tab or CR first) gets a leading
+ * apostrophe. Only for free text (reasons, who, message texts, names): a message someone sent the
+ * customer must not become a formula in the customer's spreadsheet. Phone numbers and times are
+ * written as they are.
+ */
+export const spreadsheetSafe = (value: string | null | undefined) => (value && /^[=+\-@\t\r]/.test(value) ? `'${value}` : (value ?? ''));
