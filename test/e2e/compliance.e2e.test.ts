@@ -58,8 +58,9 @@ async function snapshot() {
     policy_chain: await q(sql.unsafe`SELECT partition, head_hash, last_log_id FROM policy_chain ORDER BY partition`),
     policy_log: await q(sql.unsafe`SELECT * FROM policy_log ORDER BY log_id`),
     suppressions: await q(sql.unsafe`SELECT * FROM suppressions ORDER BY customer_id, recipient, source`),
-    // The history's ids are a sequence the rebuild does not reset: compared without them, in order.
-    suppression_history: await q(sql.unsafe`SELECT customer_id, recipient, action, source, reason, created_by, at, instance_id, inbound_message_id FROM suppression_history ORDER BY id`),
+    // The history's ids are a sequence the rebuild does not reset, and it takes the partitions one
+    // after another where the consumer interleaved them: compared without the ids, in each customer's order.
+    suppression_history: await q(sql.unsafe`SELECT customer_id, recipient, action, source, reason, created_by, at, instance_id, inbound_message_id FROM suppression_history ORDER BY customer_id, id`),
     quota_usage: await q(sql.unsafe`SELECT * FROM quota_usage ORDER BY customer_id, window_key`),
     sequence: await q(sql.unsafe`SELECT last_value, is_called FROM policy_log_log_id_seq`),
   };

@@ -3,6 +3,7 @@
 // the suppressed recipients with its cause; a test send shows in its message timeline with every
 // rule, then delivered and read; a compliance member exports the policy log as CSV and downloads
 // its verify report, which a viewer may not. Screenshots: .run/test-results/screenshots/<test>/.
+import { readFileSync } from 'node:fs';
 import type { Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createPool, sql, z } from '@gw/db';
@@ -14,6 +15,7 @@ import { newRecoveryCodes, newTotpSecret, saveEnrolment } from '../../services/a
 import type { Role } from '../../services/api/src/dashboard/roles/permissions.ts';
 import { demoAccount, type DemoAccount } from '../support/accounts.ts';
 import { Screenshots, totpCode, useBrowser } from '../support/browser.ts';
+import { send } from '../support/http.ts';
 import { useStack } from '../support/suite.ts';
 
 const suite = useStack({ services: ['api', 'policy', 'delivery', 'instance-events', 'webhooks'] });
@@ -162,6 +164,54 @@ describe('the operations and compliance views, in a browser', () => {
       expect(await page.locator('rect.chart-bar[data-series="accepted"]').count()).toBeGreaterThan(0);
       await shots.take(page, 'usage');
       await shots.takeNarrow(page, 'usage');
+    });
+  });
+
+  it('a compliance member exports the policy log as CSV and downloads a verify report; a viewer can do neither', async () => {
+    const shots = new Screenshots('dashboard-compliance');
+    // Entries to export: two sends through the API, one of them to the number that opted out above.
+    const accepted = await send(suite.stack.apiUrl, account.api_key, { instance_id: account.instance_id, phone: '+14155557303', message: 'Your prescription is ready for collection.', message_purpose: 'transactional' });
+    expect(accepted.status, JSON.stringify(accepted.body)).toBe(200);
+    const refused = await send(suite.stack.apiUrl, account.api_key, { instance_id: account.instance_id, phone: '+14155557301', message: 'Your prescription is ready for collection.', message_purpose: 'transactional' });
+    expect(refused.body.error).toBe('recipient_suppressed');
+
+    const page = await signIn('compliance', '/policy-log');
+    await inBrowser(shots, [page], async () => {
+      await page.getByRole('heading', { level: 1, name: 'Policy log' }).waitFor();
+      await page.getByRole('row').filter({ hasText: '+14155557303' }).first().waitFor();
+      await shots.take(page, 'policy-log');
+
+      // The CSV: what the page lists, as a file (the page's script shows its progress, then saves it).
+      const [csv] = await Promise.all([page.waitForEvent('download'), page.locator('#export-csv').click()]);
+      const text = readFileSync((await csv.path())!, 'utf8');
+      const [header, ...rows] = text.trimEnd().split('\r\n');
+      expect(header!.split(',').slice(0, 3)).toEqual(['log_id', 'decided_at', 'occurred_at']);
+      expect(rows.some((row) => row.includes(String(accepted.body.message_id)))).toBe(true);
+      expect(rows.some((row) => row.includes('recipient_suppressed'))).toBe(true);
+      expect(rows.every((row) => row.includes(account.customer_id))).toBe(true);
+      await page.locator('#export-progress').getByText(/Saved as/).waitFor();
+      await shots.take(page, 'policy-log-exported');
+
+      // The verify report: the chain through this customer's entries and the replay of its commands.
+      const [report] = await Promise.all([page.waitForEvent('download'), page.locator('#verify-report').click()]);
+      const verified = JSON.parse(readFileSync((await report.path())!, 'utf8')) as { ok: boolean; customer_id: string; divergences: unknown[] };
+      expect(verified).toMatchObject({ ok: true, customer_id: account.customer_id, divergences: [] });
+      await page.locator('#verify-progress').waitFor();
+      await shots.take(page, 'verify-report');
+    });
+
+    // A viewer has no Policy log in the menu, and is refused the page, the export and the report.
+    const viewer = await signIn('viewer', '/usage');
+    await inBrowser(shots, [viewer], async () => {
+      await viewer.getByRole('heading', { level: 1, name: 'Usage' }).waitFor();
+      expect(await viewer.getByRole('navigation', { name: 'Dashboard' }).getByRole('link', { name: 'Policy log' }).count()).toBe(0);
+      for (const path of ['/policy-log', '/policy-log/export?format=csv', '/policy-log/verify-report']) {
+        const response = await viewer.request.get(`${suite.stack.apiUrl}${path}`, { maxRedirects: 0 });
+        expect(response.status(), path).toBe(403);
+      }
+      await viewer.goto(`${suite.stack.apiUrl}/policy-log`);
+      await viewer.getByRole('heading', { name: 'Not allowed' }).waitFor();
+      await shots.take(viewer, 'viewer-refused');
     });
   });
 });
