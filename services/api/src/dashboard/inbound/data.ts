@@ -2,7 +2,7 @@
 // consumer, purged after INBOUND_LOG_RETENTION_DAYS), newest first, a page at a time by keyset
 // (received time, id), with the instance's name and whether the sender is suppressed now.
 import { sql, z, type Queryable } from '@gw/db';
-import { containsPattern, phoneDigits } from '../suppressions/query.ts';
+import { containsPattern, phoneDigits } from '../query-values.ts';
 import type { Cursor, InboundQuery } from './query.ts';
 
 type Fragment = ReturnType<typeof sql.fragment> | ReturnType<typeof sql.join>;

@@ -1,6 +1,6 @@
 // The query string of /inbound-logs (search, filters, one message by id, newer/older pages) and
-// the words its table uses. The shared readers (days, single values) are the suppressions page's.
-import { dayRange, oneOf, single, type DayRange, type RawQuery } from '../suppressions/query.ts';
+// the words its table uses. The shared readers (days, single values) are ../query-values.ts.
+import { dayRange, oneOf, single, type DayRange, type RawQuery } from '../query-values.ts';
 
 export const CHATS = ['all', 'direct', 'group'] as const;
 export type ChatFilter = (typeof CHATS)[number];

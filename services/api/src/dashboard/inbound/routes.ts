@@ -7,7 +7,8 @@ import type { FastifyInstance } from 'fastify';
 import type { DashboardDeps } from '../index.ts';
 import { can } from '../roles/permissions.ts';
 import { member, requirePermission } from '../sessions/guards.ts';
-import { hrefWith, PAGE_SIZE, utcText, type RawQuery } from '../suppressions/query.ts';
+import { hrefWith, utcText, type RawQuery } from '../query-values.ts';
+import { PAGE_SIZE } from '../suppressions/query.ts';
 import { inboundMessage, inboundPage, instancesOf, type InboundRow } from './data.ts';
 import { chatLabel, cursorText, flagLabel, inboundFilterValues, parseInboundQuery, type Cursor } from './query.ts';
 

@@ -2,7 +2,10 @@
 // phone (whole, or some of its digits), a time range (UTC; the last 7 days unless given, or any
 // time when searching by an id) and the decision. Every value is checked here and explained in
 // words; nothing reaches Postgres unchecked. Pure.
-import { normalizePhone, textProblem } from '@gw/contract';
+import { normalizePhone } from '@gw/contract';
+import { parseUtc, single as singleValue } from '../query-values.ts';
+
+const DAY_MS = 86_400_000;
 
 /** Rows per page of results. */
 export const PAGE_SIZE = 50;
@@ -45,39 +48,8 @@ export interface MessageSearch {
 
 export type SearchResult = { ok: true; search: MessageSearch; form: SearchForm } | { ok: false; errors: string[]; form: SearchForm };
 
-const DAY_MS = 86_400_000;
-
-/** A date (YYYY-MM-DD) or a time to the minute or second (what a datetime-local input sends), read as UTC. */
-export function parseUtc(value: string): { at: Date; step: number } | null {
-  const match = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2}))?)?$/.exec(value);
-  if (!match) return null;
-  const [year, month, day] = [Number(match[1]), Number(match[2]), Number(match[3])];
-  const [hour, minute, second] = [Number(match[4] ?? 0), Number(match[5] ?? 0), Number(match[6] ?? 0)];
-  if (year < 2000 || year > 9998 || hour > 23 || minute > 59 || second > 59) return null;
-  const at = new Date(Date.UTC(year, month - 1, day, hour, minute, second));
-  // 2026-02-30 would roll over into March: not a day of the calendar.
-  if (at.getUTCFullYear() !== year || at.getUTCMonth() !== month - 1 || at.getUTCDate() !== day) return null;
-  // The unit typed: a "to" of a day or a minute includes the whole of it.
-  const step = match[6] !== undefined ? 1000 : match[4] !== undefined ? 60_000 : DAY_MS;
-  return { at, step };
-}
-
-/** A query value as one trimmed string ('' when absent); given twice, or with a NUL, it is an error. */
-function single(raw: Record<string, unknown>, key: string, label: string, max: number, errors: string[]): string {
-  const value = raw[key];
-  if (value === undefined) return '';
-  if (typeof value !== 'string') {
-    errors.push(`${label} was given more than once.`);
-    return '';
-  }
-  const trimmed = value.trim();
-  const problem = textProblem(trimmed, max) ?? (/[\u0000-\u001f\u007f]/.test(trimmed) ? 'contains a control character' : null);
-  if (problem) {
-    errors.push(`${label} ${problem}.`);
-    return '';
-  }
-  return trimmed;
-}
+/** A query value as one trimmed string ('' when absent); a problem refuses the search (400). */
+const single = (raw: Record<string, unknown>, key: string, label: string, max: number, errors: string[]) => singleValue(raw, key, label, errors, { max, ignored: false });
 
 /** Reads the search from the query string; `now` is the request's time (the default range ends there). */
 export function parseSearch(raw: Record<string, unknown>, now: Date): SearchResult {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_DAYS, MAX_PAGE, pageLink, parseSearch, parseUtc } from './search.ts';
+import { parseUtc } from '../query-values.ts';
+import { DEFAULT_DAYS, MAX_PAGE, pageLink, parseSearch } from './search.ts';
 
 // The search of /messages as read from its query string: each key checked, errors in words.
 const NOW = new Date('2026-03-10T12:00:00.000Z');

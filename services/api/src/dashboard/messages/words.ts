@@ -4,11 +4,11 @@
 // readable form. Pure: the routes' rows in, words out.
 import type { RuleDescription } from '@gw/policy';
 import { categoryLabel, duration } from '../public/messaging-rules.ts';
+import { utcText } from '../query-values.ts';
 
 export type Tone = 'good' | 'bad' | '';
 
-/** A time as every page shows it: "2026-01-31 12:00:05 UTC". */
-export const utcText = (time: Date): string => `${time.toISOString().slice(0, 10)} ${time.toISOString().slice(11, 19)} UTC`;
+export { utcText };
 
 /** A state as the pages show it. */
 export interface Label {

@@ -3,10 +3,9 @@
 // and named in a notice on the page (the export refuses it instead, so a file never holds more than
 // was asked for). Nothing reaches Postgres unchecked. Pure.
 import type { PolicyLogFilter } from '@gw/compliance';
-import { textProblem } from '@gw/contract';
+import { parseUtc, phoneDigits, single, type RawQuery } from '../query-values.ts';
 
-/** The query string as fastify parses it: a repeated key is an array. */
-export type RawQuery = Record<string, unknown>;
+export { hrefWith, utcText, type RawQuery } from '../query-values.ts';
 
 /** Entries per page. */
 export const PAGE_SIZE = 50;
@@ -45,52 +44,6 @@ export interface PolicyLogQuery {
   filtered: boolean;
 }
 
-const DAY_MS = 86_400_000;
-
-/** A query value as one trimmed string ('' when absent); given twice, or unusable text, is a problem. */
-function single(raw: RawQuery, key: string, label: string, problems: string[]): string {
-  const value = raw[key];
-  if (value === undefined) return '';
-  if (typeof value !== 'string') {
-    problems.push(`${label} was given more than once; it is ignored.`);
-    return '';
-  }
-  const trimmed = value.trim();
-  const problem = textProblem(trimmed, 200) ?? (/[\u0000-\u001f\u007f]/.test(trimmed) ? 'contains a control character' : null);
-  if (problem) {
-    problems.push(`${label} ${problem}; it is ignored.`);
-    return '';
-  }
-  return trimmed;
-}
-
-/**
- * A day (YYYY-MM-DD) or a time to the minute or second (YYYY-MM-DD HH:MM[:SS], or with a T), read
- * as UTC; `step` is the unit typed, so a "to" includes the whole of it. Null when it is not one.
- */
-export function parseUtc(value: string): { at: Date; step: number } | null {
-  const match = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2}))?)?$/.exec(value);
-  if (!match) return null;
-  const [year, month, day] = [Number(match[1]), Number(match[2]), Number(match[3])];
-  const [hour, minute, second] = [Number(match[4] ?? 0), Number(match[5] ?? 0), Number(match[6] ?? 0)];
-  if (year < 2000 || year > 9998 || hour > 23 || minute > 59 || second > 59) return null;
-  const at = new Date(Date.UTC(year, month - 1, day, hour, minute, second));
-  // 2026-02-30 would roll over into March: not a day of the calendar.
-  if (at.getUTCFullYear() !== year || at.getUTCMonth() !== month - 1 || at.getUTCDate() !== day) return null;
-  const step = match[6] !== undefined ? 1000 : match[4] !== undefined ? 60_000 : DAY_MS;
-  return { at, step };
-}
-
-/**
- * The digits of a "recipient contains" search: what a person types (+, spaces, brackets, dots and
- * dashes are fine), reduced to digits; null when something else is in it or no digit is.
- */
-export function recipientDigits(value: string): string | null {
-  if (!/^[+\d\s().-]{1,40}$/.test(value)) return null;
-  const digits = value.replace(/\D/g, '');
-  return digits.length >= 1 && digits.length <= 15 ? digits : null;
-}
-
 /** Error codes and purposes as the gateway writes them: lower case, digits and underscores. */
 const CODE_LIKE = /^[a-z][a-z0-9_]{0,63}$/;
 
@@ -126,7 +79,7 @@ export function parsePolicyLogQuery(raw: RawQuery, instances: readonly InstanceC
   let recipient = single(raw, 'recipient', 'The recipient', problems);
   let digits: string | null = null;
   if (recipient !== '') {
-    digits = recipientDigits(recipient);
+    digits = phoneDigits(recipient);
     if (!digits) {
       problems.push(`The recipient search “${recipient}” is not part of a phone number (digits only); it is ignored.`);
       recipient = '';
@@ -187,12 +140,6 @@ export const filterValues = (form: FilterForm) => ({
 });
 
 /** A link to `path` with these query values; empty values are left out. */
-export function hrefWith(path: string, values: Record<string, string | number | null | undefined>, hash = ''): string {
-  const params = new URLSearchParams();
-  for (const [key, value] of Object.entries(values)) if (value !== '' && value !== null && value !== undefined) params.set(key, String(value));
-  const query = params.toString();
-  return `${path}${query ? `?${query}` : ''}${hash}`;
-}
 
 /** The export's format, from ?format= (null: absent or not one of them). */
 export function exportFormat(raw: RawQuery): 'csv' | 'ndjson' | null {
@@ -200,8 +147,6 @@ export function exportFormat(raw: RawQuery): 'csv' | 'ndjson' | null {
   return value === 'csv' || value === 'ndjson' ? value : null;
 }
 
-/** A time as the pages show it: "2026-01-31 12:00:05 UTC". */
-export const utcText = (time: Date) => `${time.toISOString().slice(0, 10)} ${time.toISOString().slice(11, 19)} UTC`;
 
 /** The name of a downloaded file: policy-log-<UTC date and time>.<ext> (colons left out, for every file system). */
 export const downloadName = (kind: 'policy-log' | 'policy-log-verification', now: Date, ext: string) =>

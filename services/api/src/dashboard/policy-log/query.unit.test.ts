@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { downloadName, exportFormat, filterValues, hrefWith, parsePolicyLogQuery, parseUtc, recipientDigits } from './query.ts';
+import { phoneDigits as recipientDigits, parseUtc } from '../query-values.ts';
+import { downloadName, exportFormat, filterValues, hrefWith, parsePolicyLogQuery } from './query.ts';
 import { VerifyGate } from './verify-gate.ts';
 
 const INSTANCES = [

@@ -3,85 +3,15 @@
 // understood is left out of the search and named in a notice on the page (the CSV export refuses
 // it instead, so a file never holds more than was asked for); nothing here ever reaches Postgres
 // unchecked (no NUL, no impossible date, no unbounded number).
-import { textProblem } from '@gw/contract';
+import { dayRange, oneOf, phoneDigits, single, type DayRange, type RawQuery } from '../query-values.ts';
 
-/** The query string as fastify parses it: a repeated key is an array. */
-export type RawQuery = Record<string, unknown>;
+export { containsPattern, dayRange, hrefWith, oneOf, parseDay, phoneDigits, single, utcText, type DayRange, type RawQuery } from '../query-values.ts';
+
 
 /** Rows per page, in every table of these views. */
 export const PAGE_SIZE = 50;
 /** The last page number a link may ask for (an offset beyond it would only cost the database). */
 export const MAX_PAGE = 10_000;
-
-/** A query value as one trimmed string ('' when absent); a repeated or odd value is a problem. */
-export function single(raw: RawQuery, key: string, label: string, problems: string[]): string {
-  const value = raw[key];
-  if (value === undefined) return '';
-  if (typeof value !== 'string') {
-    problems.push(`${label} was given more than once; it is ignored.`);
-    return '';
-  }
-  const trimmed = value.trim();
-  const problem = textProblem(trimmed, 200);
-  if (problem) {
-    problems.push(`${label} ${problem}; it is ignored.`);
-    return '';
-  }
-  return trimmed;
-}
-
-/** One value of a fixed list ('' or absent: the first, which means "all"). */
-export function oneOf<T extends string>(raw: RawQuery, key: string, label: string, allowed: readonly T[], problems: string[]): T {
-  const value = single(raw, key, label, problems);
-  if (value === '') return allowed[0]!;
-  if ((allowed as readonly string[]).includes(value)) return value as T;
-  problems.push(`${label} “${value}” is not one of the choices; all are shown.`);
-  return allowed[0]!;
-}
-
-/** A calendar day written YYYY-MM-DD (what a date input sends), as UTC midnight; null when it is not a real day. */
-export function parseDay(value: string): Date | null {
-  const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(value);
-  if (!match) return null;
-  const [year, month, day] = [Number(match[1]), Number(match[2]), Number(match[3])];
-  if (year < 2000 || year > 9998) return null;
-  const date = new Date(Date.UTC(year, month - 1, day));
-  // 2026-02-30 would roll over into March: not a day of the calendar.
-  return date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day ? date : null;
-}
-
-const DAY_MS = 86_400_000;
-
-/** A from/to pair of days: [from 00:00 UTC, the day after `to` 00:00 UTC), both optional. */
-export interface DayRange {
-  /** As typed (only when valid), for the form. */
-  from: string;
-  to: string;
-  /** Inclusive lower bound. */
-  fromAt: Date | null;
-  /** Exclusive upper bound: the start of the day after `to`. */
-  toBefore: Date | null;
-}
-
-export function dayRange(raw: RawQuery, problems: string[]): DayRange {
-  const read = (key: string, label: string) => {
-    const value = single(raw, key, label, problems);
-    if (value === '') return { text: '', at: null };
-    const at = parseDay(value);
-    if (!at) {
-      problems.push(`${label} “${value}” is not a date (write it as YYYY-MM-DD); it is ignored.`);
-      return { text: '', at: null };
-    }
-    return { text: value, at };
-  };
-  const from = read('from', 'The “from” date');
-  const to = read('to', 'The “to” date');
-  if (from.at && to.at && from.at > to.at) {
-    problems.push('The “from” date is after the “to” date; both are ignored.');
-    return { from: '', to: '', fromAt: null, toBefore: null };
-  }
-  return { from: from.text, to: to.text, fromAt: from.at, toBefore: to.at ? new Date(to.at.getTime() + DAY_MS) : null };
-}
 
 /** A page number from 1 to MAX_PAGE (absent: 1). */
 export function pageNumber(raw: RawQuery, key: string, label: string, problems: string[]): number {
@@ -93,30 +23,6 @@ export function pageNumber(raw: RawQuery, key: string, label: string, problems: 
   }
   problems.push(`${label} “${value}” is not a page number from 1 to ${MAX_PAGE}; the first page is shown.`);
   return 1;
-}
-
-/**
- * The digits of a "phone number contains" search: what a person types (+, spaces, brackets, dots
- * and dashes are fine), reduced to digits; null when something else is in it or no digit is.
- */
-export function phoneDigits(value: string): string | null {
-  if (!/^[+\d\s().-]{1,40}$/.test(value)) return null;
-  const digits = value.replace(/\D/g, '');
-  return digits.length >= 1 && digits.length <= 15 ? digits : null;
-}
-
-/** An ILIKE pattern that finds `text` anywhere, its own %, _ and \ taken literally (the default escape is \). */
-export const containsPattern = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-
-/** A time as the pages show it: "2026-01-31 12:00:05 UTC". */
-export const utcText = (time: Date | null | undefined) => (time ? `${time.toISOString().slice(0, 10)} ${time.toISOString().slice(11, 19)} UTC` : '');
-
-/** A link to `path` with these query values; empty values are left out. */
-export function hrefWith(path: string, values: Record<string, string | number | null | undefined>, hash = ''): string {
-  const params = new URLSearchParams();
-  for (const [key, value] of Object.entries(values)) if (value !== '' && value !== null && value !== undefined) params.set(key, String(value));
-  const query = params.toString();
-  return `${path}${query ? `?${query}` : ''}${hash}`;
 }
 
 // ---------------------------------------------------------------------------------------------
