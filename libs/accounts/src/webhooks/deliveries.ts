@@ -16,7 +16,8 @@ const DeliveryRow = z.object({
   created_at: z.date(),
 });
 
-const AttemptRow = z.object({
+/** A row of webhook_attempts, as the webhooks service records each attempt. */
+export const AttemptRow = z.object({
   delivery_id: z.string(),
   attempt: z.number(),
   attempted_at: z.date(),

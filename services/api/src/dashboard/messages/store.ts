@@ -2,6 +2,7 @@
 // decision), the delivery of each accepted message (deliveries, never its kept recipient or
 // text), the chat network's receipts for it (message_receipts, by instance and provider message
 // id), and the webhook deliveries that told the customer about it, with every attempt.
+import { WebhookAttemptRow } from '@gw/accounts';
 import { sql, z, type Queryable } from '@gw/db';
 import { PAGE_SIZE, type MessageSearch } from './search.ts';
 
@@ -93,16 +94,8 @@ const WebhookDelivery = z.object({
 });
 export type WebhookDelivery = z.infer<typeof WebhookDelivery>;
 
-const WebhookAttempt = z.object({
-  delivery_id: z.string(),
-  attempt: z.number(),
-  attempted_at: z.date(),
-  status_code: z.number().nullable(),
-  latency_ms: z.number(),
-  error: z.string().nullable(),
-  outcome: z.string(),
-  next_attempt_at: z.date().nullable(),
-});
+// What the webhooks service records of each attempt, without the receiver's answer (the timeline shows the outcome, not the body).
+const WebhookAttempt = WebhookAttemptRow.omit({ response_snippet: true });
 export type WebhookAttempt = z.infer<typeof WebhookAttempt>;
 
 /**
