@@ -13,6 +13,7 @@ import { gatewayctl } from '../support/cli.ts';
 import { send } from '../support/http.ts';
 import { readTopic } from '../support/topic-reader.ts';
 import { until, useStack } from '../support/suite.ts';
+import { parseCsv } from '../support/csv.ts';
 
 const suite = useStack();
 const started = new Date(Date.now() - 60_000);
@@ -22,29 +23,6 @@ const Count = z.object({ n: z.number() });
 const count = (query: ReturnType<typeof sql.fragment>) => suite.db.oneFirst(sql.type(Count)`${query}`);
 const cli = (...args: string[]) => gatewayctl(suite.stack.env, ...args);
 const json = (out: { stdout: string }) => JSON.parse(out.stdout.trim().split('\n').pop()!);
-
-/** RFC 4180 parser (quoted fields, doubled quotes, CRLF), enough to check the export. */
-function parseCsv(text: string): string[][] {
-  const rows: string[][] = [];
-  let row: string[] = [];
-  let field = '';
-  let quoted = false;
-  for (let i = 0; i < text.length; i++) {
-    const ch = text[i]!;
-    if (quoted) {
-      if (ch === '"' && text[i + 1] === '"') (field += '"'), i++;
-      else if (ch === '"') quoted = false;
-      else field += ch;
-    } else if (ch === '"') quoted = true;
-    else if (ch === ',') row.push(field), (field = '');
-    else if (ch === '\n' || ch === '\r') {
-      if (ch === '\r' && text[i + 1] === '\n') i++;
-      row.push(field), rows.push(row), (row = []), (field = '');
-    } else field += ch;
-  }
-  if (field !== '' || row.length > 0) row.push(field), rows.push(row);
-  return rows;
-}
 
 /**
  * The six rebuilt tables, ordered; updated_at is the wall clock of the write, not part of the state.

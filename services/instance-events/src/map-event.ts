@@ -97,6 +97,9 @@ function messageText(message: Json): string {
   return str(message.conversation) ?? str(extended.text) ?? str(image.caption) ?? str(video.caption) ?? '';
 }
 
+/** The longest provider message id kept as a delivery receipt (docs/webhooks.md: identifiers are 1–256 characters). */
+export const EXTERNAL_ID_MAX = 256;
+
 const ACK_STATUS: Record<string, { status: string; event?: string }> = {
   SERVER_ACK: { status: 'sent' },
   DELIVERY_ACK: { status: 'delivered', event: 'message.delivered' },
@@ -158,7 +161,8 @@ export function mapInstanceEvent(envelope: Json, ctx: MapContext): Mapped {
         const ack = ACK_STATUS[rawStatus];
         const remoteJid = str(item.remoteJid) ?? str(asObject(item.key).remoteJid);
         const fields = { from: phoneFromJid(remoteJid), external_message_id: str(item.keyId) ?? str(asObject(item.key).id), status: ack?.status ?? (rawStatus.toLowerCase() || undefined) };
-        if (fields.external_message_id && ack) out.receipts.push({ externalId: fields.external_message_id, status: ack.status });
+        // Provider ids are short; one past EXTERNAL_ID_MAX is no id of a message we sent (and would not fit the receipts' key).
+        if (fields.external_message_id && fields.external_message_id.length <= EXTERNAL_ID_MAX && ack) out.receipts.push({ externalId: fields.external_message_id, status: ack.status });
         if (ack?.event === 'message.failed') {
           emit('message.failed', { to: fields.from ?? '', message_purpose: '', error: 'delivery_failed', external_message_id: fields.external_message_id });
         } else if (ack?.event) {

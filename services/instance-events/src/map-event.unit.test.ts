@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { mapInstanceEvent, matchKeyword, type MapContext } from './map-event.ts';
+import { EXTERNAL_ID_MAX, mapInstanceEvent, matchKeyword, type MapContext } from './map-event.ts';
 
 const ctx: MapContext = { optOutKeywords: ['STOP', 'OPT OUT'], optInKeywords: ['START'], acceptedCalls: new Set() };
 const upsert = (remoteJid: string, text: string, extra: Record<string, unknown> = {}) => ({
@@ -75,5 +75,8 @@ describe('mapInstanceEvent', () => {
       [{ externalId: 'PROV1', status: 'read' }],
       [],
     ]);
+    // An id no provider gives (it would not fit the receipts' key and fail the batch) is not kept.
+    const long = { event: 'messages.update', data: { keyId: 'P'.repeat(EXTERNAL_ID_MAX + 1), remoteJid: '14155552671@s.whatsapp.net', status: 'READ' } };
+    expect(mapInstanceEvent(long, ctx).receipts).toEqual([]);
   });
 });

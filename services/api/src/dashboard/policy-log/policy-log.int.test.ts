@@ -11,6 +11,7 @@ import { textOf } from '../testing/page-client.ts';
 // decided by the real decider, so the log has real chains (Postgres and the decisions topic) and
 // "verify my log" has a real replay to run.
 import { startPolicyService } from '../../../../policy/src/service.ts';
+import { parseCsv } from '../../../../../test/support/csv.ts';
 
 // /policy-log, its export and "verify my log", in-process over real Kafka, registry and Postgres.
 // Real sends of two customers go through POST /api/send-message and the policy consumer (started
@@ -146,28 +147,6 @@ afterAll(() => {
 /** The log ids of the rows on a policy-log page, in order. */
 const listed = (html: string) => [...html.matchAll(/<tr data-log-id="(\d+)">/g)].map((m) => Number(m[1]));
 const ids = (entries: readonly Entry[]) => entries.map((e) => e.log_id);
-
-/** RFC 4180 (quoted fields, doubled quotes, CRLF), enough to read the export back. */
-function parseCsv(text: string): string[][] {
-  const rows: string[][] = [];
-  let row: string[] = [];
-  let field = '';
-  let quoted = false;
-  for (let i = 0; i < text.length; i++) {
-    const ch = text[i]!;
-    if (quoted) {
-      if (ch === '"' && text[i + 1] === '"') (field += '"'), i++;
-      else if (ch === '"') quoted = false;
-      else field += ch;
-    } else if (ch === '"') quoted = true;
-    else if (ch === ',') row.push(field), (field = '');
-    else if (ch === '\r' && text[i + 1] === '\n') {
-      row.push(field), rows.push(row), (row = []), (field = ''), i++;
-    } else field += ch;
-  }
-  if (field !== '' || row.length > 0) row.push(field), rows.push(row);
-  return rows;
-}
 
 async function verifyReport(member: TestMember): Promise<CustomerVerifyReport> {
   const page = await member.client.get('/policy-log/verify-report');
