@@ -55,5 +55,5 @@ Customer webhook (recommended events) posts to $inbox
 
 Compliance: npx gatewayctl policy-log show 1   |   npx gatewayctl policy-log verify
 
-Stop everything with: make stop
+Stop everything with: ${STOP_COMMAND:-make stop}
 MSG

@@ -54,6 +54,8 @@ function classify(p: ProcInfo, benchChildren: Set<number>): string | null {
     return service ? `${service} service` : 'bench children (other)';
   }
   if (p.cmdline.includes('-Dgw.infra.component=kafka')) return 'kafka broker';
+  // A node of the local three-node cluster (deploy/cluster/kafka-cluster.sh): the three count as one component.
+  if (p.cmdline.includes('-Dgw.cluster.node=')) return 'kafka brokers (cluster)';
   if (p.cmdline.includes('-Dgw.infra.component=registry')) return 'schema registry';
   if (p.comm === 'postgres') return 'postgres (all backends)';
   return null;

@@ -5,12 +5,18 @@
 #   services.sh start    start (or reuse) every service and wait until each is ready
 #   services.sh stop     SIGTERM (graceful: in-flight work finishes, offsets commit), then SIGKILL
 #   services.sh status   state and URL of each service
+#
+# SERVICE_REPLICAS=2 starts two processes of the API and of every consumer stage (make cluster):
+# process i is named <service>-<i>, listens on the service's port + i and is slot i of its
+# consumer group (CONSUMER_INSTANCE_ID, part of its transactional id). The simulator stays one.
 set -Eeuo pipefail
 
 SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 REPO_ROOT="$(cd "$SCRIPT_DIR/../.." && pwd)"
 RUN_DIR="${GW_RUN_DIR:-$REPO_ROOT/.run}/services"
 START_TIMEOUT="${SERVICES_START_TIMEOUT:-90}"
+REPLICAS="${SERVICE_REPLICAS:-1}"
+[[ "$REPLICAS" =~ ^[1-9]$ ]] || { echo "SERVICE_REPLICAS must be 1..9, got '$REPLICAS'" >&2; exit 2; }
 
 export API_PORT="${API_PORT:-18000}" POLICY_PORT="${POLICY_PORT:-18010}" DELIVERY_PORT="${DELIVERY_PORT:-18020}" INSTANCE_EVENTS_PORT="${INSTANCE_EVENTS_PORT:-18030}" WEBHOOKS_PORT="${WEBHOOKS_PORT:-18040}" SIM_PORT="${SIM_PORT:-18090}"
 
@@ -18,15 +24,26 @@ export API_PORT="${API_PORT:-18000}" POLICY_PORT="${POLICY_PORT:-18010}" DELIVER
 # production leaves the allowlist empty.
 export WEBHOOK_ALLOW_CIDRS="${WEBHOOK_ALLOW_CIDRS-127.0.0.0/8}"
 
-# name | entry point | readiness URL
-SERVICES=(
-  "instance-simulator|services/instance-simulator/src/main.ts|http://127.0.0.1:$SIM_PORT/sim/health"
-  "policy|services/policy/src/main.ts|http://127.0.0.1:$POLICY_PORT/readyz"
-  "delivery|services/delivery/src/main.ts|http://127.0.0.1:$DELIVERY_PORT/readyz"
-  "instance-events|services/instance-events/src/main.ts|http://127.0.0.1:$INSTANCE_EVENTS_PORT/readyz"
-  "webhooks|services/webhooks/src/main.ts|http://127.0.0.1:$WEBHOOKS_PORT/readyz"
-  "api|services/api/src/main.ts|http://127.0.0.1:$API_PORT/readyz"
+# name | entry point | the variable holding its port | readiness path | replicated
+SERVICE_DEFS=(
+  "instance-simulator|services/instance-simulator/src/main.ts|SIM_PORT|/sim/health|no"
+  "policy|services/policy/src/main.ts|POLICY_PORT|/readyz|yes"
+  "delivery|services/delivery/src/main.ts|DELIVERY_PORT|/readyz|yes"
+  "instance-events|services/instance-events/src/main.ts|INSTANCE_EVENTS_PORT|/readyz|yes"
+  "webhooks|services/webhooks/src/main.ts|WEBHOOKS_PORT|/readyz|yes"
+  "api|services/api/src/main.ts|API_PORT|/readyz|yes"
 )
+# One line per process: name | entry point | port variable | port | slot | readiness URL
+SERVICES=()
+for def in "${SERVICE_DEFS[@]}"; do
+  IFS='|' read -r name main port_var path replicated <<<"$def"
+  count=1; [[ "$replicated" == yes ]] && count="$REPLICAS"
+  for (( slot=0; slot<count; slot++ )); do
+    port=$(( ${!port_var} + slot ))
+    process="$name"; (( count > 1 )) && process="$name-$slot"
+    SERVICES+=("$process|$main|$port_var|$port|$slot|http://127.0.0.1:$port$path")
+  done
+done
 
 mkdir -p "$RUN_DIR"
 
@@ -61,7 +78,7 @@ write_local_settings() {
 alive() { [[ -f "$1" ]] && kill -0 "$(cat "$1")" 2>/dev/null; }
 
 start_one() {
-  local name="$1" entry="$2" ready="$3" pid="$RUN_DIR/$1.pid" log="$RUN_DIR/$1.log"
+  local name="$1" entry="$2" port_var="$3" port="$4" slot="$5" ready="$6" pid="$RUN_DIR/$1.pid" log="$RUN_DIR/$1.log"
   if alive "$pid" && curl -fs -o /dev/null --max-time 2 "$ready"; then
     echo "$name: already running (pid $(cat "$pid"))"
     return 0
@@ -75,6 +92,7 @@ start_one() {
   (
     cd "$REPO_ROOT"
     # A larger young generation: the services allocate many short-lived objects per record.
+    export "$port_var=$port" CONSUMER_INSTANCE_ID="$slot"
     nohup node --max-semi-space-size=32 --import tsx "$entry" >>"$log" 2>&1 </dev/null &
     echo $! >"$pid"
   )
@@ -97,43 +115,32 @@ start_one() {
   echo "$name: ready (pid $(cat "$pid"), log $log)"
 }
 
-stop_one() {
-  local name="$1" pid="$RUN_DIR/$1.pid"
-  if ! alive "$pid"; then
-    rm -f "$pid"
-    return 0
-  fi
-  local p
-  p="$(cat "$pid")"
-  kill -TERM "$p" 2>/dev/null || true
-  for _ in $(seq 1 30); do
-    kill -0 "$p" 2>/dev/null || break
-    sleep 1
-  done
-  kill -0 "$p" 2>/dev/null && kill -KILL "$p" 2>/dev/null || true
-  rm -f "$pid"
-  echo "$name: stopped"
-}
+# shellcheck source=../lib/stop-process.sh
+source "$REPO_ROOT/deploy/lib/stop-process.sh"
+stop_one() { stop_pidfile "$1" "$RUN_DIR/$1.pid"; }
 
 case "${1:-}" in
   start)
     ensure_secret_key
     write_local_settings
     for entry in "${SERVICES[@]}"; do
-      IFS='|' read -r name main ready <<<"$entry"
-      start_one "$name" "$main" "$ready"
+      IFS='|' read -r name main port_var port slot ready <<<"$entry"
+      start_one "$name" "$main" "$port_var" "$port" "$slot" "$ready"
     done
     ;;
   stop)
-    # Reverse order: the API stops taking requests before the consumers go.
-    for (( i=${#SERVICES[@]}-1; i>=0; i-- )); do
-      IFS='|' read -r name _ _ <<<"${SERVICES[$i]}"
-      stop_one "$name"
+    # Reverse order: the API stops taking requests before the consumers go. Every process of a
+    # service that has a pid file is stopped, however many SERVICE_REPLICAS the start had.
+    for (( i=${#SERVICE_DEFS[@]}-1; i>=0; i-- )); do
+      IFS='|' read -r name _ <<<"${SERVICE_DEFS[$i]}"
+      for pidfile in "$RUN_DIR/$name.pid" "$RUN_DIR/$name"-[0-9].pid; do
+        if [[ -e "$pidfile" ]]; then stop_one "$(basename "$pidfile" .pid)"; fi
+      done
     done
     ;;
   status)
     for entry in "${SERVICES[@]}"; do
-      IFS='|' read -r name _ ready <<<"$entry"
+      IFS='|' read -r name _ _ _ _ ready <<<"$entry"
       if alive "$RUN_DIR/$name.pid"; then echo "$name: running (pid $(cat "$RUN_DIR/$name.pid")) $ready"; else echo "$name: stopped"; fi
     done
     ;;

@@ -18,6 +18,12 @@ export interface MessageRecord {
   attempts: number;
   /** From the first try to the final answer. */
   elapsedMs: number | null;
+  /** When the first try began (ms since the epoch). */
+  startedAt: number;
+  /** Which API process (index in `apiUrls`) gave the final answer. */
+  answeredBy: number | null;
+  /** The message's number in the run: spreads messages over the API processes. */
+  n: number;
 }
 
 export interface ClientAccount {
@@ -27,7 +33,11 @@ export interface ClientAccount {
 }
 
 export interface LoadOptions {
-  apiUrl: () => string;
+  /**
+   * The API processes. Message n goes to process n mod count, as a load balancer would spread
+   * them; a retry goes to the next one, as a client behind it would land on another.
+   */
+  apiUrls: () => string[];
   accounts: ClientAccount[];
   clients: number;
   runId: string;
@@ -41,9 +51,11 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** One try; the answer classified. */
 async function tryOnce(options: LoadOptions, account: ClientAccount, record: MessageRecord): Promise<void> {
+  const urls = options.apiUrls();
+  const api = (record.n + record.attempts) % urls.length;
   record.attempts++;
   try {
-    const response = await fetch(`${options.apiUrl()}/api/send-message`, {
+    const response = await fetch(`${urls[api]}/api/send-message`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: `Bearer ${account.api_key}`, 'idempotency-key': record.key },
       body: JSON.stringify({ instance_id: account.instance_id, phone: record.phone, message: record.text, message_purpose: 'operational' }),
@@ -54,6 +66,7 @@ async function tryOnce(options: LoadOptions, account: ClientAccount, record: Mes
     if (response.status === 200 && body.status === 'sent') record.final = 'sent';
     else if (response.status === 502) record.final = 'failed';
     else if (response.status >= 400 && response.status < 500) record.final = 'refused';
+    if (record.final !== null) record.answeredBy = api;
     record.last = response.status === 200 ? String(body.status) : `${response.status} ${body.error ?? ''}`.trim();
   } catch (error) {
     record.last = (error as { cause?: { code?: string } }).cause?.code ?? (error as Error).name;
@@ -83,9 +96,12 @@ export async function sustainedSends(options: LoadOptions, running: () => boolea
         last: '',
         attempts: 0,
         elapsedMs: null,
+        startedAt: Date.now(),
+        answeredBy: null,
+        n,
       };
       records.push(record);
-      const started = Date.now();
+      const started = record.startedAt;
       for (let retry = 0; record.final === null && Date.now() - started < options.giveUpAfterMs; retry++) {
         await tryOnce(options, account, record);
         if (record.final === null) await sleep(Math.min(250 * 2 ** Math.min(retry, 3), 2_000) + index);

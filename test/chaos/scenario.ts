@@ -10,17 +10,21 @@ import { promisify } from 'node:util';
 import { createPool, sql, z, type Pool } from '@gw/db';
 import { demoAccount, type DemoAccount } from '../support/accounts.ts';
 import { gatewayctl } from '../support/cli.ts';
-import { startStack, type Stack, type StackServiceName } from '../support/stack.ts';
+import { startStack, type Stack, type StackProcess, type StackServiceName } from '../support/stack.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../../services/instance-simulator/src/testing/webhook-receiver.ts';
 import { finalAnswers, sustainedSends, type MessageRecord } from './clients.ts';
+import { assignments, lagAroundFaults, latencyByPhase, sampleLag, type Assignment, type FaultWindow, type LagAroundFault, type PhaseLatency } from './observations.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const run = promisify(execFile);
 
 export type Fault =
-  | { kind: 'kill'; services: StackServiceName[]; interruptSends?: boolean }
+  | { kind: 'kill'; services: StackProcess[]; interruptSends?: boolean }
   | { kind: 'drop-postgres-connections' }
-  | { kind: 'restart-broker' };
+  /** The single local broker (deploy/local/infra.sh) stopped and started. */
+  | { kind: 'restart-broker' }
+  /** One node of the local cluster (deploy/cluster/kafka-cluster.sh) killed with SIGKILL, started again `downMs` later. */
+  | { kind: 'kill-broker'; node: number; downMs: number };
 
 export interface ChaosOptions {
   faults: Fault[];
@@ -30,6 +34,10 @@ export interface ChaosOptions {
   /** After the last fault, how long sends go on before the clients stop. */
   tailMs: number;
   log?: (line: string) => void;
+  /** Processes of each service (2 on the cluster: make cluster-chaos). */
+  replicas?: number;
+  /** Settings for every process, over the suite's own (e.g. a more talkative LOG_LEVEL). */
+  env?: Record<string, string>;
 }
 
 export interface ChaosCounts {
@@ -55,6 +63,14 @@ export interface ChaosReport {
   restarts_by_supervisor: number;
   answer_p99_ms: number;
   elapsed_s: number;
+  /** Final answers given by each API process (their index). */
+  answers_by_api: number[];
+  /** Answer latency before the first fault and during each. */
+  latency: PhaseLatency[];
+  /** Consumer lag (records, every group summed) around each fault. */
+  lag: LagAroundFault[];
+  /** Partitions each process took, in time order, seconds from the start of the run. */
+  assignments: Array<Omit<Assignment, 'at'> & { at_s: number }>;
 }
 
 const ENV = {
@@ -67,15 +83,18 @@ const ENV = {
   WEBHOOK_LEASE_MS: '5000',
   WEBHOOK_RETRY_DELAYS_MS: '0,1000,2000,4000,8000',
   WEBHOOK_RETRY_JITTER: '0',
+  // Lag sampled often enough to see it rise and fall around a fault.
+  LAG_POLL_MS: '1000',
 };
 const SERVICES: StackServiceName[] = ['api', 'policy', 'delivery', 'instance-events', 'webhooks'];
+const KAFKA_CLUSTER = 'deploy/cluster/kafka-cluster.sh';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** As a supervisor (Kubernetes, systemd) would: a service that exited on its own is started again. */
 function supervise(stack: Stack, log: (line: string) => void) {
   let restarts = 0;
   let stopped = false;
-  const restarting = new Set<StackServiceName>();
+  const restarting = new Set<StackProcess>();
   const loop = (async () => {
     while (!stopped) {
       for (const name of stack.exited()) {
@@ -113,7 +132,7 @@ function supervise(stack: Stack, log: (line: string) => void) {
 
 async function allReady(stack: Stack): Promise<void> {
   for (;;) {
-    const states = await Promise.all(SERVICES.map((name) => fetch(stack.readyUrl(name), { signal: AbortSignal.timeout(1000) }).then((r) => r.ok, () => false)));
+    const states = await Promise.all(stack.processes.map((name) => fetch(stack.readyUrl(name), { signal: AbortSignal.timeout(1000) }).then((r) => r.ok, () => false)));
     if (states.every(Boolean)) return;
     await sleep(250);
   }
@@ -136,7 +155,8 @@ async function openIds(db: Pool, among?: string[]): Promise<string[]> {
 export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
   const log = options.log ?? (() => undefined);
   const started = Date.now();
-  const stack = await startStack(SERVICES, ENV);
+  const stack = await startStack(SERVICES, { ...ENV, ...options.env }, { replicas: options.replicas ?? 1 });
+  const lag = sampleLag(stack, 1_000);
   // One connection, as one client: dropping "the gateway's connections" spares this one alone.
   const db = await createPool(stack.isolation.databaseUrl, { maxConnections: 1 });
   const supervisor = supervise(stack, log);
@@ -154,11 +174,12 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
 
     let sending = true;
     const load = sustainedSends(
-      { apiUrl: () => stack.apiUrl, accounts, clients: options.clients, runId: randomBytes(3).toString('hex'), requestTimeoutMs: 20_000, giveUpAfterMs: 180_000 },
+      { apiUrls: () => stack.apiUrls, accounts, clients: options.clients, runId: randomBytes(3).toString('hex'), requestTimeoutMs: 20_000, giveUpAfterMs: 180_000 },
       () => sending,
     );
 
     const faultLog: ChaosReport['faults'] = [];
+    const windows: FaultWindow[] = [];
     const resolutions: ChaosReport['resolutions'] = [];
     await sleep(options.pauseMs);
     for (const fault of options.faults) {
@@ -179,10 +200,11 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
           for (const account of accounts) await stack.simulator.call('PUT', '/sim/faults', { body: { instance: managerOf.get(account.instance_id), mode: 'none' } });
         }
         // The sends the dead process left open; resolved by its successor.
-        const open = fault.services.includes('delivery') ? await openIds(db) : [];
+        const killsDelivery = fault.services.some((name) => name.startsWith('delivery'));
+        const open = killsDelivery ? await openIds(db) : [];
         await sleep(500);
         await Promise.all(fault.services.map((name) => stack.start(name)));
-        if (fault.services.includes('delivery')) {
+        if (killsDelivery) {
           const restarted = Date.now();
           while ((await openIds(db, open)).length > 0 && Date.now() - restarted < 120_000) await sleep(250);
           resolutions.push({ open_at_restart: open.length, resolved_after_s: (Date.now() - restarted) / 1000 });
@@ -190,6 +212,11 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       } else if (fault.kind === 'drop-postgres-connections') {
         label = 'pg_terminate_backend of the gateway\'s connections';
         await db.query(sql.type(z.object({ pg_terminate_backend: z.boolean() }))`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()`);
+      } else if (fault.kind === 'kill-broker') {
+        label = `SIGKILL Kafka node ${fault.node}, started again after ${fault.downMs / 1000} s`;
+        await run('bash', [KAFKA_CLUSTER, 'kill', String(fault.node)], { cwd: ROOT });
+        await sleep(fault.downMs);
+        await run('bash', [KAFKA_CLUSTER, 'start-node', String(fault.node)], { cwd: ROOT });
       } else {
         label = 'broker restart';
         await run('bash', ['deploy/local/infra.sh', 'stop', 'kafka'], { cwd: ROOT });
@@ -199,6 +226,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       await supervisor.idle();
       await allReady(stack);
       faultLog.push({ fault: label, recovered_after_s: (Date.now() - began) / 1000 });
+      windows.push({ fault: label, began, ready: Date.now() });
       log(`${label}: ready again after ${((Date.now() - began) / 1000).toFixed(1)} s`);
       await sleep(options.pauseMs);
     }
@@ -211,13 +239,19 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     const settleStarted = Date.now();
     while ((await openSends(db)) > 0 && Date.now() - settleStarted < 60_000) await sleep(500);
     await waitWebhooks(receiver, records, 60_000);
-    await finalAnswers({ apiUrl: () => stack.apiUrl, accounts, clients: options.clients, runId: '', requestTimeoutMs: 20_000, giveUpAfterMs: 0 }, records);
+    await finalAnswers({ apiUrls: () => stack.apiUrls, accounts, clients: options.clients, runId: '', requestTimeoutMs: 20_000, giveUpAfterMs: 0 }, records);
 
     const ledger: Array<{ text: string; instance: string }> = (await stack.simulator.call('GET', '/sim/ledger')).body.messages;
     const deadLetters = await gatewayctl(stack.env, '--json', 'dlq', 'list');
     const counts = compare(records, ledger, receiver, (JSON.parse(deadLetters.stdout.trim() || '[]') as unknown[]).length);
     const answered = records.filter((r) => r.elapsedMs !== null).map((r) => r.elapsedMs!).sort((a, b) => a - b);
+    await lag.stop();
+    const answersByApi = stack.apiUrls.map((_, i) => records.filter((r) => r.answeredBy === i).length);
     return {
+      answers_by_api: answersByApi,
+      latency: latencyByPhase(records, windows),
+      lag: lagAroundFaults(lag.samples, windows),
+      assignments: assignments(stack).map(({ at, ...rest }) => ({ ...rest, at_s: Math.round((at - started) / 100) / 10 })),
       counts,
       resolutions,
       faults: faultLog,
@@ -226,6 +260,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       elapsed_s: (Date.now() - started) / 1000,
     };
   } finally {
+    await lag.stop();
     await supervisor.stop();
     await receiver?.close();
     await db.end().catch(() => undefined);
@@ -282,6 +317,11 @@ export function formatReport(report: ChaosReport): string {
     'interrupted sends (delivery killed mid-send):',
     ...resolutions,
     `restarts by the supervisor: ${report.restarts_by_supervisor}; answer p99 (first try to final answer): ${report.answer_p99_ms} ms; elapsed ${report.elapsed_s.toFixed(0)} s`,
+    `final answers by API process: ${report.answers_by_api.join(' / ')}`,
+    'answer latency (first try to final answer) of the messages begun in each phase:',
+    ...report.latency.map((p) => `  ${p.phase.padEnd(60)} ${String(p.messages).padStart(5)} msgs  p50 ${p.p50_ms} ms  p99 ${p.p99_ms} ms  max ${p.max_ms} ms`),
+    'consumer lag (records behind, all groups) around each fault:',
+    ...report.lag.map((l) => `  ${l.fault.padEnd(60)} before ${l.before}  peak ${l.peak}  back after ${l.back_after_s === null ? 'never' : `${l.back_after_s} s`}`),
     'counts:',
     ...lines,
   ].join('\n');

@@ -12,6 +12,24 @@ const LOG_DIR = `${ROOT}.run/test-logs`;
 export type ServiceName = 'api' | 'policy' | 'delivery';
 /** Every service the stack can run; instance-events and webhooks are started only by the suites that need them. */
 export type StackServiceName = ServiceName | 'instance-events' | 'webhooks';
+/**
+ * One process of a service: the service's name is its first process (slot 0); with replicas,
+ * `policy#1` is the second, and so on. Each is its own member of the service's consumer group.
+ */
+export type StackProcess = StackServiceName | `${StackServiceName}#${number}`;
+
+const PORT_VARIABLE: Record<StackServiceName, string> = {
+  api: 'API_PORT',
+  policy: 'POLICY_PORT',
+  delivery: 'DELIVERY_PORT',
+  'instance-events': 'INSTANCE_EVENTS_PORT',
+  webhooks: 'WEBHOOKS_PORT',
+};
+
+function parseProcess(process: StackProcess): { service: StackServiceName; slot: number } {
+  const [service, slot] = process.split('#') as [StackServiceName, string | undefined];
+  return { service, slot: slot === undefined ? 0 : Number(slot) };
+}
 
 const ENTRY: Record<StackServiceName, string> = {
   api: 'services/api/src/main.ts',
@@ -32,17 +50,29 @@ const EXTRA_NODE_FLAGS = (process.env.STACK_NODE_FLAGS ?? '').split(/\s+/).filte
 export interface Stack {
   isolation: Isolation;
   simulator: Harness;
+  /** The first API process; `apiUrls` has one per API process. */
   apiUrl: string;
+  apiUrls: string[];
   env: Record<string, string>;
-  readyUrl(name: StackServiceName): string;
-  /** The file a service's stdout and stderr go to (JSON log lines). */
-  logFile(name: StackServiceName): string;
-  start(name: StackServiceName): Promise<void>;
-  /** Kills a service process with the given signal and waits for it to exit. */
-  kill(name: StackServiceName, signal?: NodeJS.Signals): Promise<void>;
-  /** The services started whose process has exited without being killed through `kill` (a crash, an exit on a lost broker). */
-  exited(): StackServiceName[];
+  /** Every process of the stack (one per service, or `replicas` of each). */
+  processes: StackProcess[];
+  readyUrl(name: StackProcess): string;
+  metricsUrl(name: StackProcess): string;
+  /** The file a process's stdout and stderr go to (JSON log lines). */
+  logFile(name: StackProcess): string;
+  start(name: StackProcess): Promise<void>;
+  /** Kills a process with the given signal and waits for it to exit. */
+  kill(name: StackProcess, signal?: NodeJS.Signals): Promise<void>;
+  /** The processes started that have exited without being killed through `kill` (a crash, an exit on a lost broker). */
+  exited(): StackProcess[];
   stop(): Promise<void>;
+}
+
+export interface StackOptions {
+  /** Another checkout whose services and migrations run instead of this one's (the bench compares the commit before a change with it). */
+  root?: string;
+  /** Processes of each service (default 1). */
+  replicas?: number;
 }
 
 async function waitReady(url: string, child: ChildProcess, timeoutMs: number, name: string): Promise<void> {
@@ -78,18 +108,20 @@ export async function stopProcess(child: ChildProcess, signal: NodeJS.Signals = 
  * another checkout's services and migrations instead of this one's (the bench compares the commit
  * before a change with it).
  */
-export async function startStack(services: StackServiceName[] = ['api', 'policy', 'delivery'], extraEnv: Record<string, string> = {}, root = ROOT): Promise<Stack> {
+export async function startStack(services: StackServiceName[] = ['api', 'policy', 'delivery'], extraEnv: Record<string, string> = {}, options: StackOptions | string = {}): Promise<Stack> {
+  const { root = ROOT, replicas = 1 } = typeof options === 'string' ? { root: options } : options;
   mkdirSync(LOG_DIR, { recursive: true });
   const isolation = await isolate(root === ROOT ? undefined : root);
   const simulator = await startSimulator({ logger: false });
-  const ports: Record<StackServiceName, number> = { api: await freePort(), policy: await freePort(), delivery: await freePort(), 'instance-events': await freePort(), webhooks: await freePort() };
+  const allServices: StackServiceName[] = ['api', 'policy', 'delivery', 'instance-events', 'webhooks'];
+  const processesOf = (service: StackServiceName): StackProcess[] => Array.from({ length: replicas }, (_, slot) => (slot === 0 ? service : (`${service}#${slot}` as const)));
+  const ports = new Map<StackProcess, number>();
+  for (const process of allServices.flatMap(processesOf)) ports.set(process, await freePort());
+  const portOf = (name: StackProcess) => ports.get(name) ?? (() => { throw new Error(`no such process in this stack: ${name}`); })();
   const env: Record<string, string> = {
     ...isolation.env,
-    API_PORT: String(ports.api),
-    POLICY_PORT: String(ports.policy),
-    DELIVERY_PORT: String(ports.delivery),
-    INSTANCE_EVENTS_PORT: String(ports['instance-events']),
-    WEBHOOKS_PORT: String(ports.webhooks),
+    // Every process knows the first process's port of each service (gatewayctl run by tests reads these).
+    ...Object.fromEntries(allServices.map((service) => [PORT_VARIABLE[service], String(portOf(service))])),
     SIMULATOR_URL: simulator.baseUrl,
     SIM_GLOBAL_API_KEY: simulator.globalKey,
     // The services shut down should this process die without stopping them (libs/runtime).
@@ -98,15 +130,18 @@ export async function startStack(services: StackServiceName[] = ['api', 'policy'
     DELIVERY_SEND_TIMEOUT_MS: '2000',
     ...extraEnv,
   };
-  const children = new Map<StackServiceName, ChildProcess>();
-  const readyUrl = (name: StackServiceName) => `http://127.0.0.1:${ports[name]}/readyz`;
-  const logFile = (name: StackServiceName) => `${LOG_DIR}/${isolation.suffix}-${name}.log`;
+  const children = new Map<StackProcess, ChildProcess>();
+  const readyUrl = (name: StackProcess) => `http://127.0.0.1:${portOf(name)}/readyz`;
+  const metricsUrl = (name: StackProcess) => `http://127.0.0.1:${portOf(name)}/metrics`;
+  const logFile = (name: StackProcess) => `${LOG_DIR}/${isolation.suffix}-${name.replace('#', '-')}.log`;
 
-  const start = async (name: StackServiceName) => {
+  const start = async (name: StackProcess) => {
+    const { service, slot } = parseProcess(name);
     const log = createWriteStream(logFile(name), { flags: 'a' });
-    const child = spawn(process.execPath, [...SERVICE_NODE_FLAGS, ...EXTRA_NODE_FLAGS, '--import', 'tsx', ENTRY[name]], {
+    const child = spawn(process.execPath, [...SERVICE_NODE_FLAGS, ...EXTRA_NODE_FLAGS, '--import', 'tsx', ENTRY[service]], {
       cwd: root,
-      env: { ...process.env, ...env },
+      // Its own port, and its own slot in its consumer group (part of its transactional id).
+      env: { ...process.env, ...env, [PORT_VARIABLE[service]]: String(portOf(name)), CONSUMER_INSTANCE_ID: String(slot) },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     // Both streams share one file: neither may end it while the other still writes.
@@ -117,7 +152,7 @@ export async function startStack(services: StackServiceName[] = ['api', 'policy'
     await waitReady(readyUrl(name), child, 90_000, name);
   };
 
-  const kill = async (name: StackServiceName, signal: NodeJS.Signals = 'SIGKILL') => {
+  const kill = async (name: StackProcess, signal: NodeJS.Signals = 'SIGKILL') => {
     const child = children.get(name);
     if (!child) return;
     await stopProcess(child, signal);
@@ -131,8 +166,9 @@ export async function startStack(services: StackServiceName[] = ['api', 'policy'
     await simulator.close();
     await isolation.cleanup().catch(() => undefined);
   };
+  const processes = services.flatMap(processesOf);
   try {
-    await Promise.all(services.map((name) => start(name)));
+    await Promise.all(processes.map((name) => start(name)));
   } catch (error) {
     // Leave nothing running when the stack cannot start.
     await Promise.all([...children.keys()].map((name) => kill(name, 'SIGKILL')));
@@ -143,9 +179,12 @@ export async function startStack(services: StackServiceName[] = ['api', 'policy'
   return {
     isolation,
     simulator,
-    apiUrl: `http://127.0.0.1:${ports.api}`,
+    apiUrl: `http://127.0.0.1:${portOf('api')}`,
+    apiUrls: processesOf('api').map((name) => `http://127.0.0.1:${portOf(name)}`),
     env,
+    processes,
     readyUrl,
+    metricsUrl,
     logFile,
     start,
     kill,

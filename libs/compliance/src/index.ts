@@ -16,6 +16,7 @@ export {
   type ExportOptions,
   type PolicyLogFilter,
 } from './export.ts';
+export { ChainWalk, checkChains, chainHeads, type ChainHead, type ChainPosition } from './chains.ts';
 export { readDeadLetters, skippedPositions, type DeadLetter, type DeadLetterStatus } from './dead-letters.ts';
 export { comparable, differingFields, digests, sameCopy, Findings, type CheckName, type Divergence, type Finding } from './copies.ts';
 export { Replayer, digestOf, expectedEntry, replayCustomerEvents, replayFields, toScopeEnds, type ReplayOutcome, type ReplayScope, type ReplayStep } from './replay.ts';

@@ -11,8 +11,9 @@
 import { readSnapshot, sql, z, type Queryable } from '@gw/db';
 import type { SendDecided } from '@gw/events';
 import type { KafkaInspector, PartitionRange } from '@gw/kafka';
-import { fromLogRow, GENESIS_HASH, PolicyLogRow } from '@gw/policy-log';
-import { comparable, differingFields, digests, Findings, sameCopy, type Finding } from './copies.ts';
+import { fromLogRow, PolicyLogRow } from '@gw/policy-log';
+import { chainHeads, ChainWalk } from './chains.ts';
+import { comparable, differingFields, digests, Findings, type Finding } from './copies.ts';
 import { readDeadLetters, skippedPositions } from './dead-letters.ts';
 import { readDecisions, type DecisionsOutcome, type DecisionsScope } from './decisions.ts';
 import type { ComplianceDeps } from './deps.ts';
@@ -73,7 +74,6 @@ export interface VerifyRun {
   };
 }
 
-const ChainHead = z.object({ partition: z.number(), head_hash: z.string(), last_log_id: z.number() });
 const PartitionChain = z.object({ p: z.number() });
 
 /** The partition chains in scope: all (null), or those listed. */
@@ -84,41 +84,15 @@ async function readPolicyLog(tx: Queryable, chains: number[] | null, customerId:
   const rows = new Map<number, { compare: string; command_id: string; customer_id: string }>();
   const policyVersions = new Set<string>();
   let customerRows = 0;
-  const heads = new Map((await tx.any(sql.type(ChainHead)`SELECT partition, head_hash, last_log_id FROM policy_chain`)).map((r) => [r.partition, r]));
-  let chain: number | null = null;
-  let prev = GENESIS_HASH;
-  let last = -1;
-  let chainCount = 0;
+  const heads = await chainHeads(tx);
+  const walk = new ChainWalk(findings, heads);
   const breathe = yielder();
-  const closeChain = () => {
-    if (chain === null) return;
-    chainCount++;
-    const head = heads.get(chain);
-    if (!head) findings.report(last, 'db_chain_head', `policy_chain has no head for partition ${chain}`, ['head_hash']);
-    else if (head.head_hash !== prev || head.last_log_id !== last) {
-      findings.report(last, 'db_chain_head', `policy_chain of partition ${chain} points at log_id ${head.last_log_id} (${head.head_hash.slice(0, 12)}…), the chain ends at ${last} (${prev.slice(0, 12)}…)`, ['head_hash']);
-    }
-  };
   const query = sql.fragment`SELECT ${POLICY_LOG_COLUMNS} FROM policy_log ${chainFilter(chains)} ORDER BY partition_chain, log_id`;
   for await (const batch of cursor(tx, PolicyLogRow, query)) {
     for (const row of batch) {
       const turn = breathe();
       if (turn) await turn;
-      if (row.partition_chain !== chain) {
-        closeChain();
-        chain = row.partition_chain;
-        prev = GENESIS_HASH;
-      }
-      const entry = fromLogRow(row);
-      if (entry.prev_hash !== prev) findings.report(entry.log_id, 'db_chain', `prev_hash ${entry.prev_hash.slice(0, 12)}… is not the previous entry's hash ${prev.slice(0, 12)}… in partition ${entry.partition_chain}`, ['prev_hash']);
-      const { recomputed, compare } = digests(entry);
-      if (recomputed !== entry.entry_hash) findings.report(entry.log_id, 'db_hash', `entry_hash ${entry.entry_hash.slice(0, 12)}… does not match the row's columns (recomputed ${recomputed.slice(0, 12)}…)`, ['entry_hash']);
-      if (!sameCopy(entry, row.decision_event)) {
-        const fields = differingFields(comparable(entry), comparable(row.decision_event));
-        findings.report(entry.log_id, 'db_event', `decision_event disagrees with the columns on ${fields.join(', ')}`, fields);
-      }
-      prev = entry.entry_hash;
-      last = entry.log_id;
+      const { entry, compare } = walk.next(row);
       rows.set(entry.log_id, { compare, command_id: entry.correlation_id, customer_id: entry.customer_id });
       if (customerId !== null && entry.customer_id === customerId) {
         customerRows++;
@@ -127,13 +101,13 @@ async function readPolicyLog(tx: Queryable, chains: number[] | null, customerId:
     }
     progress(rows.size);
   }
-  closeChain();
+  walk.end();
   if (chains === null) {
     for (const [partition, head] of heads) {
       if (!rows.has(head.last_log_id)) findings.report(head.last_log_id, 'db_chain_head', `policy_chain of partition ${partition} points at log_id ${head.last_log_id}, which is not in policy_log`, ['head_hash']);
     }
   }
-  return { rows, chains: chainCount, customerRows, policyVersions };
+  return { rows, chains: walk.chains, customerRows, policyVersions };
 }
 
 /** SendDecided records at the given positions (partition@offset), to describe what differs. */

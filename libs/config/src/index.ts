@@ -20,6 +20,11 @@ export interface GatewayConfig {
   /** Prefix for every topic and consumer group, so test runs never see each other's state. */
   topicPrefix: string;
   topicPartitions: number;
+  /**
+   * Replicas of every topic the gateway creates, and how many must have a record before it is
+   * acknowledged (producers use acks=all). 1 and 1 on the single local broker; 3 and 2 on a cluster.
+   */
+  topicReplication: { factor: number; minInsync: number };
   /** How long the group waits for a silent member before giving its partitions to another. */
   consumerSessionTimeoutMs: number;
   /** This process's slot in its consumer group; distinct per running instance, kept across restarts. */
@@ -27,6 +32,8 @@ export interface GatewayConfig {
   /** Upper bound of a consumer fetch's wait; bounds the latency of each transactional hop. */
   fetchMaxWaitMs: number;
   fetchMinBytes: number;
+  /** Cluster metadata (partition leaders) older than this is asked for again (libs/kafka client.ts says why it is short). */
+  metadataMaxAgeMs: number;
   partitionsConcurrently: number;
   /** Tries of one record on its own, after its batch failed, before the stage dead-letters it. */
   stageRecordTries: number;
@@ -67,7 +74,18 @@ export interface GatewayConfig {
     /** The plan a customer gets at sign-up, for its period (a key of the policy's plans, or none). */
     signUpPlan: string;
   };
-  policy: { host: string; port: number; statesPerPartition: number; logIdBlock: number };
+  policy: {
+    host: string;
+    port: number;
+    statesPerPartition: number;
+    logIdBlock: number;
+    /** How often the policy service checks the hash chains of the entries appended since its last check (0: never). */
+    chainVerifyEveryMs: number;
+    /** How often that check walks every chain from its first entry instead (the first check always does). */
+    chainVerifyFullEveryMs: number;
+    /** How often the policy service counts the open dead letters for /metrics (0: never). */
+    deadLettersCountEveryMs: number;
+  };
   delivery: {
     host: string;
     port: number;
@@ -95,6 +113,17 @@ export interface GatewayConfig {
     inboundPurgeEveryMs: number;
   };
   simulator: { url: string; globalApiKey: string };
+  /**
+   * OpenTelemetry traces (docs/architecture.md "Traces"), posted over OTLP/HTTP. On only when an
+   * endpoint is set: OTEL_EXPORTER_OTLP_TRACES_ENDPOINT (the full URL), else
+   * OTEL_EXPORTER_OTLP_ENDPOINT (its base, /v1/traces appended), unless OTEL_SDK_DISABLED=true.
+   */
+  tracing: {
+    /** null: tracing off (no SDK at all). */
+    tracesUrl: string | null;
+    /** OTEL_BSP_SCHEDULE_DELAY: finished spans are exported together this often (OTel's default, 5000 ms). */
+    scheduleDelayMs: number;
+  };
   /** Customer webhooks (docs/webhooks.md): retry schedule, destination rules and concurrency. */
   webhooks: {
     host: string;
@@ -136,6 +165,25 @@ function list(env: Env, name: string, fallback: string[]): string[] {
   const raw = env[name];
   if (raw === undefined || raw.trim() === '') return fallback;
   return raw.split(',').map((item) => item.trim()).filter((item) => item !== '');
+}
+
+/** TOPIC_REPLICATION_FACTOR (default 1) and TOPIC_MIN_INSYNC_REPLICAS (default: one less than the factor, at least 1). */
+function replication(env: Env): { factor: number; minInsync: number } {
+  const factor = Math.max(1, int(env, 'TOPIC_REPLICATION_FACTOR', 1));
+  const minInsync = Math.max(1, int(env, 'TOPIC_MIN_INSYNC_REPLICAS', Math.max(1, factor - 1)));
+  if (minInsync > factor) throw new Error(`TOPIC_MIN_INSYNC_REPLICAS (${minInsync}) cannot exceed TOPIC_REPLICATION_FACTOR (${factor})`);
+  return { factor, minInsync };
+}
+
+/** The OTLP traces endpoint and batch delay, by the OpenTelemetry SDK's standard variables. */
+function tracing(env: Env): GatewayConfig['tracing'] {
+  const scheduleDelayMs = int(env, 'OTEL_BSP_SCHEDULE_DELAY', 5_000);
+  if (str(env, 'OTEL_SDK_DISABLED', 'false').trim().toLowerCase() === 'true') return { tracesUrl: null, scheduleDelayMs };
+  const traces = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?.trim();
+  const base = env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim();
+  const tracesUrl = traces ? traces : base ? `${base.replace(/\/+$/, '')}/v1/traces` : null;
+  if (tracesUrl !== null && !URL.canParse(tracesUrl)) throw new Error(`The OTLP traces endpoint must be a URL, got "${tracesUrl}"`);
+  return { tracesUrl, scheduleDelayMs };
 }
 
 function ratio(env: Env, name: string, fallback: number): number {
@@ -199,10 +247,12 @@ export function loadConfig(env: Env = process.env): GatewayConfig {
     kafkaClientId: str(env, 'KAFKA_CLIENT_ID', 'chat-gateway'),
     topicPrefix: str(env, 'TOPIC_PREFIX', 'gw.'),
     topicPartitions: int(env, 'TOPIC_PARTITIONS', 6),
+    topicReplication: replication(env),
     consumerSessionTimeoutMs: int(env, 'CONSUMER_SESSION_TIMEOUT_MS', 10_000),
     consumerInstanceId: str(env, 'CONSUMER_INSTANCE_ID', '0'),
     fetchMaxWaitMs: int(env, 'KAFKA_FETCH_MAX_WAIT_MS', 50),
     fetchMinBytes: int(env, 'KAFKA_FETCH_MIN_BYTES', 1),
+    metadataMaxAgeMs: int(env, 'KAFKA_METADATA_MAX_AGE_MS', 5_000),
     partitionsConcurrently: int(env, 'STAGE_PARTITIONS_CONCURRENTLY', 3),
     stageRecordTries: Math.max(1, int(env, 'STAGE_RECORD_TRIES', 3)),
     lagPollMs: int(env, 'LAG_POLL_MS', 5_000),
@@ -239,6 +289,9 @@ export function loadConfig(env: Env = process.env): GatewayConfig {
       port: int(env, 'POLICY_PORT', 18010),
       statesPerPartition: int(env, 'POLICY_STATES_PER_PARTITION', 2_000),
       logIdBlock: int(env, 'POLICY_LOG_ID_BLOCK', 256),
+      chainVerifyEveryMs: int(env, 'POLICY_CHAIN_VERIFY_EVERY_MS', 60_000),
+      chainVerifyFullEveryMs: int(env, 'POLICY_CHAIN_VERIFY_FULL_EVERY_MS', 21_600_000),
+      deadLettersCountEveryMs: int(env, 'DEAD_LETTERS_COUNT_EVERY_MS', 60_000),
     },
     delivery: {
       host: str(env, 'DELIVERY_HOST', '127.0.0.1'),
@@ -273,6 +326,7 @@ export function loadConfig(env: Env = process.env): GatewayConfig {
       pollMs: int(env, 'WEBHOOK_POLL_MS', 250),
       leaseMs: int(env, 'WEBHOOK_LEASE_MS', 120_000),
     },
+    tracing: tracing(env),
     simulator: {
       url: str(env, 'SIMULATOR_URL', `http://127.0.0.1:${int(env, 'SIM_PORT', 18090)}`),
       globalApiKey: str(env, 'SIM_GLOBAL_API_KEY', 'sim-global-key'),

@@ -71,13 +71,15 @@ export class EventCodec {
     return id;
   }
 
-  async encode<T extends EventType>(type: T, payload: EventPayloads[T]): Promise<OutgoingRecord> {
+  /** `trace`: the trace the record continues (OutgoingRecord.trace), e.g. the span of the event it answers. */
+  async encode<T extends EventType>(type: T, payload: EventPayloads[T], trace?: OutgoingRecord['trace']): Promise<OutgoingRecord> {
     const value = await this.registry.encode(this.schemaId(type), payload);
     return {
       topic: this.topics.forEvent(type),
       key: payload.customer_id,
       value,
       headers: { [EVENT_TYPE_HEADER]: type, [CORRELATION_HEADER]: payload.correlation_id },
+      ...(trace ? { trace } : {}),
     };
   }
 

@@ -35,7 +35,12 @@ export const EVENT_TOPIC: Record<EventType, TopicName> = {
 };
 
 export class Topics {
-  constructor(readonly prefix: string, readonly partitions: number) {}
+  /** `replication`: of the topics `specs()` describes (config.topicReplication); the names do not depend on it. */
+  constructor(
+    readonly prefix: string,
+    readonly partitions: number,
+    readonly replication: { factor: number; minInsync: number } = { factor: 1, minInsync: 1 },
+  ) {}
 
   name(topic: TopicName): string {
     return `${this.prefix}${TOPIC_NAMES[topic]}`;
@@ -50,7 +55,8 @@ export class Topics {
     return (Object.keys(TOPIC_NAMES) as TopicName[]).map((topic) => ({
       name: this.name(topic),
       partitions: this.partitions,
-      config: { 'retention.ms': '-1', 'retention.bytes': '-1' },
+      replicationFactor: this.replication.factor,
+      config: { 'retention.ms': '-1', 'retention.bytes': '-1', 'min.insync.replicas': String(this.replication.minInsync) },
     }));
   }
 

@@ -62,6 +62,17 @@ export class ManagerBreakers {
     return this.breakers.get(managerUrl)?.opened ?? false;
   }
 
+  /** How many managers' breakers are in each state (one breaker per manager URL; none until its first send). */
+  states(): { open: number; halfOpen: number; closed: number } {
+    const counts = { open: 0, halfOpen: 0, closed: 0 };
+    for (const breaker of this.breakers.values()) {
+      if (breaker.halfOpen) counts.halfOpen++;
+      else if (breaker.opened) counts.open++;
+      else counts.closed++;
+    }
+    return counts;
+  }
+
   shutdown(): void {
     for (const breaker of this.breakers.values()) breaker.shutdown();
   }

@@ -91,7 +91,7 @@ export async function findMessages(
   const url = `${managerUrl.replace(/\/+$/, '')}/chat/findMessages/${encodeURIComponent(instance)}`;
   try {
     // The body is not summarised into the detail: a manager's error text can quote the query.
-    const { status, body } = await callManager('POST', url, apiKey, timeoutMs, query);
+    const { status, body } = await callManager('POST', url, apiKey, timeoutMs, query, { route: '/chat/findMessages/{instance}' });
     if (status !== 200) return { kind: 'failed', detail: `manager answered ${status} to findMessages` };
     const page = parsePage(body);
     if (!page) return { kind: 'failed', detail: 'manager answered findMessages with an unexpected body' };

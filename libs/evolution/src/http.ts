@@ -1,4 +1,5 @@
 import { Agent, request } from 'undici';
+import { ATTR_HTTP_RESPONSE_STATUS_CODE, failSpan, httpClientAttributes, httpSpanName, inSpan, SpanKind, withTraceHeaders, type TraceContext } from '@gw/tracing';
 
 // One keep-alive agent for every manager: connections are reused across sends.
 const agent = new Agent({ keepAliveTimeout: 30_000, connections: 64, pipelining: 1 });
@@ -6,6 +7,13 @@ const agent = new Agent({ keepAliveTimeout: 30_000, connections: 64, pipelining:
 export interface HttpResult {
   status: number;
   body: unknown;
+}
+
+export interface CallOptions {
+  /** The trace the call belongs to (a new one when absent): the call is a client span in it, and the manager gets its traceparent. */
+  trace?: TraceContext;
+  /** The path's template, for the span's name (e.g. /message/sendText/{instance}); the path itself may name an instance. */
+  route?: string;
 }
 
 /**
@@ -18,23 +26,29 @@ export async function callManager(
   apiKey: string,
   timeoutMs: number,
   body?: unknown,
+  options: CallOptions = {},
 ): Promise<HttpResult> {
-  const response = await request(url, {
-    method,
-    dispatcher: agent,
-    // A content type only with a body: servers refuse an empty JSON body (e.g. on DELETE).
-    headers: { apikey: apiKey, accept: 'application/json', ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-    headersTimeout: timeoutMs,
-    bodyTimeout: timeoutMs,
-    signal: AbortSignal.timeout(timeoutMs),
+  const spec = { kind: SpanKind.CLIENT, attributes: httpClientAttributes(method, url, options.route) };
+  return inSpan('@gw/evolution', httpSpanName(method, options.route), spec, options.trace, async ({ span, trace }) => {
+    const response = await request(url, {
+      method,
+      dispatcher: agent,
+      // A content type only with a body: servers refuse an empty JSON body (e.g. on DELETE).
+      headers: withTraceHeaders({ apikey: apiKey, accept: 'application/json', ...(body === undefined ? {} : { 'content-type': 'application/json' }) }, trace),
+      body: body === undefined ? undefined : JSON.stringify(body),
+      headersTimeout: timeoutMs,
+      bodyTimeout: timeoutMs,
+      signal: AbortSignal.timeout(timeoutMs),
+    });
+    span.setAttribute(ATTR_HTTP_RESPONSE_STATUS_CODE, response.statusCode);
+    if (response.statusCode >= 500) failSpan(span, String(response.statusCode));
+    const text = await response.body.text();
+    let parsed: unknown = text;
+    try {
+      parsed = text.length > 0 ? JSON.parse(text) : null;
+    } catch {
+      // Not JSON: keep the text for the failure detail.
+    }
+    return { status: response.statusCode, body: parsed };
   });
-  const text = await response.body.text();
-  let parsed: unknown = text;
-  try {
-    parsed = text.length > 0 ? JSON.parse(text) : null;
-  } catch {
-    // Not JSON: keep the text for the failure detail.
-  }
-  return { status: response.statusCode, body: parsed };
 }

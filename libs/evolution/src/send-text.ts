@@ -1,3 +1,4 @@
+import type { TraceContext } from '@gw/tracing';
 import { callManager } from './http.ts';
 
 /** The outcome of one sendText call, classified for the delivery stage. */
@@ -16,6 +17,8 @@ export interface SendTextRequest {
   phone: string;
   text: string;
   timeoutMs: number;
+  /** The trace of the send (the delivery stage's span of the decision): the call continues it. */
+  trace?: TraceContext;
 }
 
 // Errors that happen before a byte of the request could reach the manager.
@@ -34,10 +37,14 @@ function summary(body: unknown): string {
 export async function sendText(req: SendTextRequest): Promise<SendTextResult> {
   const url = `${req.managerUrl.replace(/\/+$/, '')}/message/sendText/${encodeURIComponent(req.instance)}`;
   try {
-    const { status, body } = await callManager('POST', url, req.apiKey, req.timeoutMs, {
-      number: req.phone.replace(/^\+/, ''),
-      text: req.text,
-    });
+    const { status, body } = await callManager(
+      'POST',
+      url,
+      req.apiKey,
+      req.timeoutMs,
+      { number: req.phone.replace(/^\+/, ''), text: req.text },
+      { trace: req.trace, route: '/message/sendText/{instance}' },
+    );
     if (status === 200 || status === 201) {
       const key = (body as { key?: { id?: unknown }; status?: unknown } | null)?.key;
       if (typeof key?.id !== 'string') return { kind: 'ambiguous', detail: `manager answered ${status} without key.id` };

@@ -1,6 +1,7 @@
 import { Kafka, logLevel as KafkaLogLevel, CompressionTypes, Partitioners, type Producer, type Consumer, type LogEntry } from 'kafkajs';
 import type { Logger } from 'pino';
 import { describeError } from '@gw/observability';
+import { withTraceHeaders } from '@gw/tracing';
 import { toConsumed } from './headers.ts';
 import { GroupCommit, ItemFailed } from '@gw/batching';
 import { transactionCoalescer } from './transaction-coalescer.ts';
@@ -28,6 +29,13 @@ export interface KafkaClientOptions {
   fetchMaxWaitMs?: number;
   /** A fetch waits (up to fetchMaxWaitMs) until this many bytes are there: fewer, larger batches under load. */
   fetchMinBytes?: number;
+  /**
+   * How old the cached cluster metadata (partition leaders, brokers) may get before a send or
+   * fetch asks for it again. kafkajs 2.2 refreshes it on connection errors but not when a leader
+   * it has cached is a broker that left the cluster ("Broker N not found in the cached
+   * metadata"): with its default of 5 minutes, a killed broker stalled appends for as long.
+   */
+  metadataMaxAgeMs?: number;
   /** Partition batches a stage works on at once. */
   partitionsConcurrently?: number;
   /** Called when a consumer stops for good (an error kafkajs will not retry). */
@@ -61,8 +69,10 @@ export interface TransformOptions {
   partitionsConsumedConcurrently?: number;
 }
 
+// Every append goes through here (group-committed sends and transactions alike): the one place
+// a record's trace context becomes its traceparent header.
 function toMessages(records: OutgoingRecord[]) {
-  return records.map((r) => ({ key: r.key, value: r.value, headers: r.headers }));
+  return records.map((r) => ({ key: r.key, value: r.value, headers: r.trace ? withTraceHeaders(r.headers, r.trace) : r.headers }));
 }
 
 // The broker refuses a record batch over message.max.bytes (1 MB by default), and a transaction
@@ -132,6 +142,7 @@ export class KafkaClient {
   private readonly sessionTimeoutMs: number;
   private readonly fetchMaxWaitMs: number;
   private readonly fetchMinBytes: number;
+  private readonly metadataMaxAge: number;
   private readonly partitionsConcurrently: number;
   private readonly exactlyOnce: 'transactions' | 'idempotent';
   private readonly onFatal: ((groupId: string, error: Error) => void) | undefined;
@@ -144,6 +155,7 @@ export class KafkaClient {
     this.sessionTimeoutMs = options.sessionTimeoutMs ?? 10_000;
     this.fetchMaxWaitMs = options.fetchMaxWaitMs ?? 50;
     this.fetchMinBytes = options.fetchMinBytes ?? 1;
+    this.metadataMaxAge = options.metadataMaxAgeMs ?? 5_000;
     this.partitionsConcurrently = options.partitionsConcurrently ?? 3;
     this.exactlyOnce = options.exactlyOnce ?? 'idempotent';
     this.onFatal = options.onFatal;
@@ -181,7 +193,7 @@ export class KafkaClient {
 
   private producer(): Promise<Producer> {
     if (!this.sharedProducer) {
-      const producer = this.kafka.producer({ idempotent: true, maxInFlightRequests: 1, allowAutoTopicCreation: false, createPartitioner: Partitioners.DefaultPartitioner });
+      const producer = this.kafka.producer({ metadataMaxAge: this.metadataMaxAge, idempotent: true, maxInFlightRequests: 1, allowAutoTopicCreation: false, createPartitioner: Partitioners.DefaultPartitioner });
       this.sharedProducer = producer.connect().then(() => producer);
       this.closers.push(async () => producer.disconnect());
     }
@@ -190,7 +202,7 @@ export class KafkaClient {
 
   /** A read-only subscriber, e.g. for request-reply listeners. Offsets are committed automatically. */
   async listen(options: ListenOptions): Promise<RunningConsumer> {
-    const consumer = this.kafka.consumer({ groupId: options.groupId, sessionTimeout: this.sessionTimeoutMs, maxWaitTimeInMs: this.fetchMaxWaitMs });
+    const consumer = this.kafka.consumer({ metadataMaxAge: this.metadataMaxAge, groupId: options.groupId, sessionTimeout: this.sessionTimeoutMs, maxWaitTimeInMs: this.fetchMaxWaitMs });
     const running = this.trackReadiness(consumer, options.groupId);
     await consumer.connect();
     await consumer.subscribe({ topics: options.topics, fromBeginning: options.fromBeginning });
@@ -208,6 +220,7 @@ export class KafkaClient {
    */
   async transform(options: TransformOptions): Promise<RunningConsumer> {
     const consumer = this.kafka.consumer({
+      metadataMaxAge: this.metadataMaxAge,
       groupId: options.groupId,
       sessionTimeout: this.sessionTimeoutMs,
       maxWaitTimeInMs: this.fetchMaxWaitMs,
@@ -221,6 +234,7 @@ export class KafkaClient {
     // after a crash re-emits identical records, which the stages' own guards make harmless.
     const transactional = this.exactlyOnce === 'transactions'
       ? this.kafka.producer({
+          metadataMaxAge: this.metadataMaxAge,
           transactionalId: `${options.transactionalIdPrefix}-${options.instanceId ?? '0'}`,
           idempotent: true,
           createPartitioner: Partitioners.DefaultPartitioner,
@@ -280,8 +294,11 @@ export class KafkaClient {
     let ready = false;
     let markReady!: () => void;
     const readyPromise = new Promise<void>((resolve) => (markReady = resolve));
-    consumer.on(consumer.events.GROUP_JOIN, () => {
+    consumer.on(consumer.events.GROUP_JOIN, (event) => {
       joined = true;
+      // Which partitions this process took: after a rebalance (a process or a broker gone, or back)
+      // the log shows the partitions moving between the group's members.
+      this.logger.info({ groupId, memberId: event.payload.memberId, partitions: event.payload.memberAssignment }, 'joined group: partitions assigned');
     });
     consumer.on(consumer.events.FETCH, () => {
       if (joined && !ready) {

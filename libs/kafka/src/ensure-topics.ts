@@ -20,7 +20,7 @@ export async function ensureTopicsOn(admin: TopicAdmin, specs: TopicSpec[], pati
         topics: missing.map((s) => ({
           topic: s.name,
           numPartitions: s.partitions,
-          replicationFactor: 1,
+          replicationFactor: s.replicationFactor ?? 1,
           configEntries: Object.entries(s.config ?? {}).map(([name, value]) => ({ name, value })),
         })),
       });

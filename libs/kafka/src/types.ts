@@ -1,10 +1,17 @@
 /** The broker-neutral shapes the rest of the code base uses; only this library knows kafkajs. */
+import type { TraceContext } from '@gw/tracing';
 
 export interface OutgoingRecord {
   topic: string;
   key: string;
   value: Buffer;
   headers?: Record<string, string>;
+  /**
+   * The trace this record continues: the span of the work that caused it (a request, the
+   * processing of the record it answers). Written into the record's W3C trace-context headers
+   * when it is appended, so whoever reads it continues the same trace (docs/architecture.md "Traces").
+   */
+  trace?: TraceContext;
 }
 
 export interface ConsumedRecord {
@@ -20,6 +27,8 @@ export interface ConsumedRecord {
 export interface TopicSpec {
   name: string;
   partitions: number;
+  /** Replicas of each partition (1 when not given). */
+  replicationFactor?: number;
   /** Topic-level configuration, e.g. retention.ms = -1 for an event log kept forever. */
   config?: Record<string, string>;
 }

@@ -4,10 +4,16 @@ import { createPool, type Pool } from '@gw/db';
 import { EventCodec, Topics, type AnyEvent, type EventType, type TopicName } from '@gw/events';
 import { KafkaClient, KafkaInspector, type OutgoingRecord, type RunningConsumer, type TransformBatch } from '@gw/kafka';
 import { createLogger, createMetrics, describeError, opsPlugin, type Logger, type ServiceMetrics } from '@gw/observability';
+import { startTracing, extractTraceContext, type TraceContext } from '@gw/tracing';
 import { deadLetterRecord, isTransient } from './faults.ts';
+import { traceEvents } from './stage-spans.ts';
 
-/** The events of one partition's batch a stage takes, decoded, in offset order. */
-export type StageEvents<T extends EventType> = Array<{ offset: bigint; event: Extract<AnyEvent, { type: T }> }>;
+/**
+ * The events of one partition's batch a stage takes, decoded, in offset order. `trace`: the
+ * context of the event's consumer span (stage-spans.ts), for the records emitted for it and the
+ * calls made for it; absent only when a test or bench calls a handler directly.
+ */
+export type StageEvents<T extends EventType> = Array<{ offset: bigint; event: Extract<AnyEvent, { type: T }>; trace?: TraceContext }>;
 
 export interface StageBatch {
   topic: string;
@@ -69,6 +75,9 @@ export interface RuntimeOptions {
 export async function createRuntime(service: string, options: RuntimeOptions = {}): Promise<Runtime> {
   const config = loadConfig(options.env);
   const logger = createLogger(service, config.logLevel);
+  // First, so every span of the process is exported; shut down last, in close().
+  const tracing = await startTracing(service, config.tracing, (message) => logger.warn(message));
+  if (tracing.enabled) logger.info({ traces: config.tracing.tracesUrl }, 'starting: exporting traces over OTLP');
   const metrics = createMetrics(service, options.defaultMetrics ?? true);
   const kafka = new KafkaClient({
     brokers: config.kafkaBrokers,
@@ -77,6 +86,7 @@ export async function createRuntime(service: string, options: RuntimeOptions = {
     sessionTimeoutMs: config.consumerSessionTimeoutMs,
     fetchMaxWaitMs: config.fetchMaxWaitMs,
     fetchMinBytes: config.fetchMinBytes,
+    metadataMaxAgeMs: config.metadataMaxAgeMs,
     partitionsConcurrently: config.partitionsConcurrently,
     exactlyOnce: config.exactlyOnce,
     appendQueueLimit: config.appendQueueLimit,
@@ -85,7 +95,7 @@ export async function createRuntime(service: string, options: RuntimeOptions = {
       setTimeout(() => process.exit(1), 100).unref();
     },
   });
-  const topics = new Topics(config.topicPrefix, config.topicPartitions);
+  const topics = new Topics(config.topicPrefix, config.topicPartitions, config.topicReplication);
   logger.info({ brokers: config.kafkaBrokers }, 'starting: creating missing topics');
   await kafka.ensureTopics(topics.specs());
   logger.info({ registry: config.schemaRegistryUrl }, 'starting: registering event schemas');
@@ -119,14 +129,23 @@ export async function createRuntime(service: string, options: RuntimeOptions = {
     const wanted = new Set<string>(accepts);
     type Events = Parameters<typeof handle>[0];
     const transform: TransformBatch = async (records, ctx) => {
-      const events: Events = [];
+      const decoded: Array<{ record: (typeof records)[number]; event: Events[number]['event'] }> = [];
       for (const record of records) {
         // Throws for a record that cannot be decoded: the stage runner tries it alone, then dead-letters it.
         const event = await codec.decode(record);
-        if (event && wanted.has(event.type)) events.push({ offset: BigInt(record.offset), event } as Events[number]);
+        if (event && wanted.has(event.type)) decoded.push({ record, event: event as Events[number]['event'] });
       }
-      if (events.length === 0) return [];
-      return handle(events, { ...ctx, nextOffset: BigInt(records[records.length - 1]!.offset) + 1n });
+      if (decoded.length === 0) return [];
+      // Spans start once the whole batch is decoded, so a batch that fails to decode leaves none open.
+      const traced = traceEvents(groupId, decoded);
+      try {
+        const outputs = await handle(traced.events, { ...ctx, nextOffset: BigInt(records[records.length - 1]!.offset) + 1n });
+        traced.end();
+        return outputs;
+      } catch (error) {
+        traced.end(error);
+        throw error;
+      }
     };
     const consumer = await kafka.transform({
       groupId,
@@ -137,7 +156,8 @@ export async function createRuntime(service: string, options: RuntimeOptions = {
       faults: {
         isTransient,
         maxTries: config.stageRecordTries,
-        deadLetter: (record, failure) => deadLetterRecord(codec, name, record, failure),
+        // The dead letter stays in the trace of the record it stands for.
+        deadLetter: async (record, failure) => (await deadLetterRecord(codec, name, record, failure)).map((letter) => ({ ...letter, trace: extractTraceContext(record.headers) })),
         onFailure: (record, error, transient) => {
           metrics.stageFailures.inc({ group: groupId, kind: transient ? 'transient' : 'record' });
           const where = record ? { topic: record.topic, partition: record.partition, offset: record.offset } : {};
@@ -179,6 +199,8 @@ export async function createRuntime(service: string, options: RuntimeOptions = {
       await stopConsumers();
       await kafka.close();
       await pool.end().catch(() => undefined);
+      // Last: the spans of everything above are exported before the process goes.
+      await tracing.shutdown().catch((error) => logger.warn({ error: describeError(error) }, 'tracing: final export failed'));
     },
   };
 }

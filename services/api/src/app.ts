@@ -3,6 +3,7 @@ import type { Logger, ServiceMetrics, Readiness } from '@gw/observability';
 import { opsPlugin } from '@gw/observability';
 import { errorHandlerPlugin, toApiError } from './plugins/error-handler.ts';
 import { openapiPlugin } from './plugins/openapi.ts';
+import { requestTracePlugin } from './plugins/request-trace.ts';
 import { dashboardPlugin, type DashboardDeps } from './dashboard/index.ts';
 import { securityHeadersPlugin } from './dashboard/plugins/security-headers.ts';
 import { viewsPlugin } from './dashboard/plugins/views.ts';
@@ -52,6 +53,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // Only JSON is parsed; any other media type is refused with 415 before the body is read.
   app.removeContentTypeParser('text/plain');
   await app.register(errorHandlerPlugin);
+  // Before every route: each request gets its server span (request.trace).
+  await app.register(requestTracePlugin);
   await app.register(openapiPlugin, { serverUrl: deps.publicBaseUrl });
   await app.register(opsPlugin, { metrics: deps.metrics, readiness: deps.readiness });
   await app.register(securityHeadersPlugin, { https: deps.publicBaseUrl.startsWith('https:') });

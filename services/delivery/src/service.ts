@@ -1,6 +1,7 @@
 import { ManagerBreakers } from '@gw/evolution';
 import type { Runtime } from '@gw/runtime';
 import { SecretBox } from '@gw/security';
+import { breakerMetrics } from './breaker-metrics.ts';
 import { dispatchAccepted } from './dispatch/handler.ts';
 import { InstanceDirectory } from './dispatch/instance-directory.ts';
 import { OpenSendResolver } from './resolve/resolver.ts';
@@ -12,6 +13,7 @@ import { OpenSendResolver } from './resolve/resolver.ts';
 export async function startDeliveryService(runtime: Runtime): Promise<() => Promise<void>> {
   const settings = runtime.config.delivery;
   const breakers = new ManagerBreakers({ resetTimeoutMs: settings.breakerResetMs });
+  breakerMetrics(runtime.metrics.registry, breakers);
   const directory = new InstanceDirectory(runtime.pool, SecretBox.fromConfig(runtime.config.secretKey));
   const resolver = new OpenSendResolver(
     { runtime, directory, breakers },

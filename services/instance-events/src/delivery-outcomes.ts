@@ -25,10 +25,9 @@ const derivedId = (sourceEventId: string) => derivedEventId(sourceEventId, 'gate
 export function mapDeliveryOutcomes(runtime: Runtime): StageHandler<'MessageDispatched' | 'DeliveryFailed'> {
   const { codec } = runtime;
   return async (events) => {
-    const outcomes = events.map(({ event }) => event);
-    const messages = await sentTo(runtime, outcomes.map((o) => o.payload.message_id));
+    const messages = await sentTo(runtime, events.map(({ event }) => event.payload.message_id));
     const outputs: OutgoingRecord[] = [];
-    for (const outcome of outcomes) {
+    for (const { event: outcome, trace } of events) {
       const message = messages.get(outcome.payload.message_id);
       if (!message) continue;
       const common = { instance_id: outcome.payload.instance_id, instance_name: message.instanceName, timestamp: new Date(outcome.payload.occurred_at).toISOString() };
@@ -45,7 +44,8 @@ export function mapDeliveryOutcomes(runtime: Runtime): StageHandler<'MessageDisp
         event: body.event,
         payload: JSON.stringify(body),
       };
-      outputs.push(await codec.encode('GatewayEventEmitted', emitted));
+      // The customer event continues the outcome's trace: its webhook post ends the send's trace.
+      outputs.push(await codec.encode('GatewayEventEmitted', emitted, trace));
     }
     return outputs;
   };

@@ -33,7 +33,8 @@ export function handleInstanceEvents(runtime: Runtime): StageHandler<'InstanceEv
   const group = runtime.topics.group('instance-events');
   return async (events) => {
     const outputs: OutgoingRecord[] = [];
-    for (const { event } of events) {
+    // Every output of an event continues that event's trace.
+    for (const { event, trace } of events) {
       const received = event.payload;
       const log = logger.child({ correlation_id: received.event_id, instance_id: received.instance_id, event: received.event });
       // The ingest refuses bad envelopes before they are appended; one appended before it did is
@@ -71,7 +72,7 @@ export function handleInstanceEvents(runtime: Runtime): StageHandler<'InstanceEv
       let index = 0;
       for (const fact of mapped.facts) {
         const factRecord: PolicyFactRecord = { ...toFactRecord(optFact(received, fact, eventId(fact.eventIndex)), received.event_id), event_id: derivedId(received.event_id, index++) };
-        outputs.push(await codec.encode('PolicyInputRecorded', factRecord));
+        outputs.push(await codec.encode('PolicyInputRecorded', factRecord, trace));
         log.info({ recipient: maskPhone(fact.recipient), keyword: fact.keyword, kind: fact.kind }, fact.kind === 'suppress' ? 'recipient opted out' : 'recipient opted back in');
       }
       const timestamp = new Date(received.occurred_at).toISOString();
@@ -91,7 +92,7 @@ export function handleInstanceEvents(runtime: Runtime): StageHandler<'InstanceEv
           event: gatewayEvent.event,
           payload: JSON.stringify(body),
         };
-        outputs.push(await codec.encode('GatewayEventEmitted', emitted));
+        outputs.push(await codec.encode('GatewayEventEmitted', emitted, trace));
       }
       metrics.eventsProcessed.inc({ group, topic: 'instance-events', outcome: mapped.events.length > 0 ? 'mapped' : 'ignored' });
     }

@@ -3,6 +3,7 @@ import { SecretBox } from '@gw/security';
 import { createRetryPolicy, createSsrfGuard } from '@gw/webhooks';
 import { DeliveryWorker } from './dispatch/worker.ts';
 import { enqueueGatewayEvents } from './enqueue/handler.ts';
+import { endpointHealthMetrics } from './endpoint-metrics.ts';
 import { webhookMetrics } from './metrics.ts';
 
 /**
@@ -31,6 +32,7 @@ export async function startWebhooksService(runtime: Runtime): Promise<() => Prom
     leaseMs: settings.leaseMs,
     onAttempt: webhookMetrics(runtime.metrics.registry),
   });
+  endpointHealthMetrics(runtime.metrics.registry, runtime.pool, runtime.logger);
   worker.start();
   await runtime.runStage({ name: 'webhook-enqueue', topic: 'gatewayEvents', accepts: ['GatewayEventEmitted'], handle: enqueueGatewayEvents(runtime, () => worker.wake()) });
   return async () => {

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { BatchedLookup, GroupCommit } from '@gw/batching';
 import { ApiError } from '@gw/contract';
 import { sql, z, type Pool, type Queryable } from '@gw/db';
@@ -81,7 +81,7 @@ export async function instanceEventsRoutes(app: FastifyInstance, deps: InstanceE
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: INSTANCE_EVENT_BODY_LIMIT }, (_request, body, done) => done(null, body));
 
-  const handler = async (request: { params: { instance_id: string; token: string }; body: Buffer | undefined; log: FastifyInstance['log'] }) => {
+  const handler = async (request: { params: { instance_id: string; token: string }; body: Buffer | undefined; log: FastifyInstance['log']; trace: FastifyRequest['trace'] }) => {
     const instance = INSTANCE_ID.test(request.params.instance_id) ? await instances.get(request.params.instance_id) : undefined;
     if (!secretMatches(request.params.token, instance?.webhook_token_hash ?? null) || !instance) throw unauthenticated();
 
@@ -124,7 +124,8 @@ export async function instanceEventsRoutes(app: FastifyInstance, deps: InstanceE
         digest,
         payload: JSON.stringify(recorded),
       });
-      await deps.kafka.send([record]);
+      // The event continues the request's trace through instance-events to the customer's webhook.
+      await deps.kafka.send([{ ...record, trace: request.trace ?? undefined }]);
     } catch (error) {
       // Not appended: release the claim so the manager's retry is taken.
       await deps.pool

@@ -192,7 +192,8 @@ export async function pbxRoutes(app: FastifyInstance, deps: PbxDeps): Promise<vo
         (claim.ageMs > deps.reappendAfterMs && (plan.action !== 'send' || !(await commandDecided(deps.pool, commandId))));
       const appendOrRelease = async (records: Parameters<KafkaClient['send']>[0]) => {
         try {
-          await deps.kafka.send(records);
+          // The records continue the request's trace (a send's, through policy and delivery).
+          await deps.kafka.send(records.map((record) => ({ ...record, trace: request.trace ?? undefined })));
         } catch (error) {
           // Not appended: give the claim up, so the PBX's retry is taken as new rather than waiting for ever.
           if (claim.kind === 'new') await releaseClaim(deps.pool, integration.id, dedupeKey, commandId).catch(() => undefined);

@@ -2,6 +2,7 @@
 // command appended to customer-events, and the wait for its decision and delivery through the
 // reply router. Whoever calls it has checked the input and found the customer's instance.
 import { newEventId, type SendRequested } from '@gw/events';
+import { ATTR_GATEWAY_CUSTOMER_ID, ATTR_GATEWAY_MESSAGE_ID, ATTR_MESSAGING_MESSAGE_CONVERSATION_ID, ATTR_MESSAGING_MESSAGE_ID, endSpan, startProducerSpan, type TraceContext } from '@gw/tracing';
 import { newId } from '@gw/security';
 import { claimIdempotencyKey } from './idempotency.ts';
 import type { OwnedInstance } from './instances.ts';
@@ -18,6 +19,8 @@ export interface SendInput {
   purpose: string;
   /** The caller's Idempotency-Key and the hash of its request, when it gave one. */
   idempotency?: { key: string; requestHash: string };
+  /** The request's span: the append is a producer span under it, and the command carries that span's context. */
+  trace?: TraceContext;
 }
 
 export interface SendWaited {
@@ -61,7 +64,21 @@ export async function requestSend(deps: SendMessageDeps, input: SendInput): Prom
   // pipeline would run again for nothing.) A re-append of an undecided one is safe: the policy
   // stage decides a command id once.
   if (!replay || (replay.ageMs > deps.reappendAfterMs && !(await commandDecided(deps.pool, ids.commandId)))) {
-    await deps.kafka.send([await deps.codec.encode('SendRequested', command)]);
+    const record = await deps.codec.encode('SendRequested', command);
+    // Ids only in the span: the command's phone and text stay out of traces.
+    const { span, trace } = startProducerSpan('@gw/api', record.topic, input.trace, {
+      [ATTR_MESSAGING_MESSAGE_ID]: command.event_id,
+      [ATTR_MESSAGING_MESSAGE_CONVERSATION_ID]: command.correlation_id,
+      [ATTR_GATEWAY_CUSTOMER_ID]: command.customer_id,
+      [ATTR_GATEWAY_MESSAGE_ID]: command.message_id,
+    });
+    try {
+      await deps.kafka.send([{ ...record, trace }]);
+    } catch (error) {
+      endSpan(span, error);
+      throw error;
+    }
+    endSpan(span);
   }
   return { ids, replay: replay !== null, progress: await outcome };
 }

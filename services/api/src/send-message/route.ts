@@ -77,6 +77,7 @@ export async function sendMessageRoutes(app: FastifyInstance, deps: SendMessageD
         phone,
         message: body.message,
         purpose: body.message_purpose,
+        trace: request.trace ?? undefined,
         ...(idempotencyKey !== undefined ? { idempotency: { key: idempotencyKey, requestHash: requestHash(body) } } : {}),
       });
       const response = toResponse(progress, ids);

@@ -4,6 +4,7 @@ import type { ManagerBreakers, SendTextResult } from '@gw/evolution';
 import type { OutgoingRecord } from '@gw/kafka';
 import { maskPhone } from '@gw/observability';
 import type { Runtime, StageHandler } from '@gw/runtime';
+import { annotateSpan, ATTR_GATEWAY_ERROR_CODE, ATTR_GATEWAY_MESSAGE_ID, ATTR_GATEWAY_OUTCOME, type TraceContext } from '@gw/tracing';
 import { claim, recordedOutcomes, recordOutcomes, type AttemptOutcome, type DeliveryOutcome } from './delivery-store.ts';
 import type { InstanceDirectory } from './instance-directory.ts';
 import { mapConcurrent } from './map-concurrent.ts';
@@ -16,17 +17,26 @@ export interface DispatchDeps {
   clock?: () => number;
 }
 
-/** One sendText call for a task through its instance's manager (and its breaker). */
-export async function sendThroughManager({ runtime, directory, breakers }: DispatchDeps, task: SendTask): Promise<SendTextResult> {
+/**
+ * One sendText call for a task through its instance's manager (and its breaker). `trace`: the
+ * span the call belongs to (the decision's); the call is its client span, and the manager is
+ * given its traceparent.
+ */
+export async function sendThroughManager({ runtime, directory, breakers }: DispatchDeps, task: SendTask, trace?: TraceContext): Promise<SendTextResult> {
   const target = await directory.lookup(task.instanceId);
   if (!target) return { kind: 'failed', reason: 'manager_rejected', detail: 'the instance is no longer configured' };
-  return breakers.send({ ...target, phone: task.phone, text: task.text, timeoutMs: runtime.config.delivery.sendTimeoutMs });
+  return breakers.send({ ...target, phone: task.phone, text: task.text, timeoutMs: runtime.config.delivery.sendTimeoutMs, trace });
 }
 
-/** The accepted decisions of a batch, each message once: a batch may hold copies of one decision (a re-emitted batch). */
-function acceptedOnce(decisions: SendDecided[]): SendDecided[] {
-  const byMessage = new Map<string, SendDecided>();
-  for (const d of decisions) if (d.decision === 'accepted' && d.dispatch && !byMessage.has(d.message_id)) byMessage.set(d.message_id, d);
+type Accepted = { decision: SendDecided; trace?: TraceContext };
+
+/** The accepted decisions of a batch, each message once (with its first copy's trace): a batch may hold copies of one decision (a re-emitted batch). */
+function acceptedOnce(events: Array<{ event: { payload: SendDecided }; trace?: TraceContext }>): Accepted[] {
+  const byMessage = new Map<string, Accepted>();
+  for (const { event, trace } of events) {
+    const d = event.payload;
+    if (d.decision === 'accepted' && d.dispatch && !byMessage.has(d.message_id)) byMessage.set(d.message_id, { decision: d, trace });
+  }
   return [...byMessage.values()];
 }
 
@@ -52,38 +62,40 @@ export function dispatchAccepted(deps: DispatchDeps): StageHandler<'SendDecided'
     return attempts.map((a) => recorded.has(a.messageId));
   });
 
-  type Step = { kind: 'claimed elsewhere'; decision: SendDecided } | { kind: 'settled'; task: SendTask; outcome: DeliveryOutcome | null };
+  type Step = ({ kind: 'claimed elsewhere'; decision: SendDecided } | { kind: 'settled'; task: SendTask; outcome: DeliveryOutcome | null }) & { trace?: TraceContext };
 
-  const sendOne = async (decision: SendDecided): Promise<Step> => {
-    if (!(await claims.one(decision))) return { kind: 'claimed elsewhere', decision };
+  const sendOne = async ({ decision, trace }: Accepted): Promise<Step> => {
+    if (!(await claims.one(decision))) return { kind: 'claimed elsewhere', decision, trace };
     const task = taskOf(decision);
-    const result = await sendThroughManager(deps, task);
+    const result = await sendThroughManager(deps, task, trace);
     metrics.eventsProcessed.inc({ group, topic: 'send-decided', outcome: result.kind });
+    annotateSpan(trace, { [ATTR_GATEWAY_MESSAGE_ID]: task.messageId, [ATTR_GATEWAY_OUTCOME]: result.kind, ...('reason' in result ? { [ATTR_GATEWAY_ERROR_CODE]: result.reason } : {}) });
     const fields = { correlation_id: task.commandId, message_id: task.messageId, to: maskPhone(task.phone), result: result.kind, reason: 'reason' in result ? result.reason : undefined };
     if (result.kind === 'accepted') logger.debug(fields, 'delivery attempted');
     else logger.warn(fields, result.kind === 'ambiguous' ? 'delivery outcome unknown; the resolver will ask the manager' : 'delivery not completed');
     const outcome = toOutcome(task, result, clock());
     const recorded = await records.one({ messageId: task.messageId, attempt: task.attempt, outcome, detail: result.kind === 'ambiguous' ? result.detail : null });
     // Not recorded: the resolver took the attempt over meanwhile, and its outcome is the resolver's to tell.
-    return { kind: 'settled', task, outcome: recorded ? outcome : null };
+    return { kind: 'settled', task, outcome: recorded ? outcome : null, trace };
   };
 
   return async (events) => {
-    const accepted = acceptedOnce(events.map(({ event }) => event.payload));
+    const accepted = acceptedOnce(events);
     if (accepted.length === 0) return [];
 
     const steps = await mapConcurrent(accepted, config.delivery.concurrency, sendOne);
     const outputs: OutgoingRecord[] = [];
     const redelivered = steps.flatMap((s) => (s.kind === 'claimed elsewhere' ? [s.decision] : []));
+    // Each outcome's records continue the trace of the decision they answer.
     const recorded = redelivered.length > 0 ? await recordedOutcomes(pool, redelivered.map((d) => d.message_id)) : new Map();
     for (const step of steps) {
       if (step.kind === 'claimed elsewhere') {
         metrics.eventsProcessed.inc({ group, topic: 'send-decided', outcome: 'redelivered' });
         const outcome = recorded.get(step.decision.message_id)?.outcome;
         // Open (dispatching or unknown): the resolver settles it; nothing is sent from here.
-        if (outcome) outputs.push(...(await outcomeRecords(codec, taskOf(step.decision), outcome)));
+        if (outcome) outputs.push(...(await outcomeRecords(codec, taskOf(step.decision), outcome, step.trace)));
       } else if (step.outcome) {
-        outputs.push(...(await outcomeRecords(codec, step.task, step.outcome)));
+        outputs.push(...(await outcomeRecords(codec, step.task, step.outcome, step.trace)));
       }
     }
     return outputs;

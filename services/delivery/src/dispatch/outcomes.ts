@@ -76,7 +76,7 @@ export function deliveryFact(task: Pick<SendTask, 'customerId' | 'instanceId' | 
  * stream (folded by the policy engine in order with the sends). The fact's id derives from the
  * outcome's, so a re-emitted outcome yields the same fact, which the engine folds once.
  */
-export async function outcomeRecords(codec: EventCodec, task: Pick<SendTask, 'customerId' | 'instanceId' | 'phone' | 'commandId'>, outcome: DeliveryOutcome): Promise<OutgoingRecord[]> {
+export async function outcomeRecords(codec: EventCodec, task: Pick<SendTask, 'customerId' | 'instanceId' | 'phone' | 'commandId'>, outcome: DeliveryOutcome, trace?: OutgoingRecord['trace']): Promise<OutgoingRecord[]> {
   const fact = { ...toFactRecord(deliveryFact(task, outcome), task.commandId), event_id: derivedEventId(outcome.payload.event_id, 'delivery-fact') };
-  return [await codec.encode(outcome.type, outcome.payload as never), await codec.encode('PolicyInputRecorded', fact)];
+  return [await codec.encode(outcome.type, outcome.payload as never, trace), await codec.encode('PolicyInputRecorded', fact, trace)];
 }

@@ -20,7 +20,7 @@ export class FactLog implements AuditTrail {
 
   private connect() {
     this.ready ??= (async () => {
-      const topics = new Topics(this.config.topicPrefix, this.config.topicPartitions);
+      const topics = new Topics(this.config.topicPrefix, this.config.topicPartitions, this.config.topicReplication);
       const kafka = new KafkaClient({ brokers: this.config.kafkaBrokers, clientId: 'gatewayctl', logger: createLogger('gatewayctl', process.env.GATEWAYCTL_LOG_LEVEL ?? 'fatal', true) });
       await kafka.ensureTopics(topics.specs());
       const codec = new EventCodec(this.config.schemaRegistryUrl, topics);

@@ -2,6 +2,7 @@ import type { OutgoingRecord } from '@gw/kafka';
 import { RecentSendsCache, type Policy } from '@gw/policy';
 import { toFactRecord } from '@gw/policy-log';
 import type { Runtime, StageEvents, StageHandler } from '@gw/runtime';
+import { annotateSpan, ATTR_GATEWAY_ERROR_CODE, ATTR_GATEWAY_MESSAGE_ID, ATTR_GATEWAY_OUTCOME } from '@gw/tracing';
 import { applyBatch, COMMAND_DECIDED_BEFORE, FACT_FOLDED_BEFORE, FENCE_FAILED, findDecisions, findFoldedFacts, loadStates, lockAppliedOffset, lockChainHead, sqlStateOf } from './engine-store.ts';
 import { LogIdBlock } from './log-ids.ts';
 import { PartitionContexts, type PartitionContext } from './partition-contexts.ts';
@@ -109,15 +110,19 @@ export function decideSends(runtime: Pick<Runtime, 'codec' | 'pool' | 'logger' |
     }
 
     for (const { topic: kind, outcome } of result.outcomes) metrics.eventsProcessed.inc({ group, topic: kind, outcome });
+    // Each output continues the trace of the record it answers (its consumer span, see @gw/runtime).
+    const traceAt = new Map(decoded.map(({ offset, trace }) => [offset, trace]));
     const encoded: OutgoingRecord[] = [];
     for (const output of result.outputs) {
+      const trace = traceAt.get(output.offset);
       if (output.type === 'SendDecided') {
         const entry = output.payload;
         logger.debug({ correlation_id: entry.correlation_id, log_id: entry.log_id, decision: entry.decision, error_code: entry.error_code }, 'send decided');
-        encoded.push(await codec.encode('SendDecided', entry));
+        annotateSpan(trace, { [ATTR_GATEWAY_MESSAGE_ID]: entry.message_id, [ATTR_GATEWAY_OUTCOME]: entry.decision, ...(entry.error_code ? { [ATTR_GATEWAY_ERROR_CODE]: entry.error_code } : {}) });
+        encoded.push(await codec.encode('SendDecided', entry, trace));
       } else {
         logger.warn({ customer_id: output.event.customerId, type: output.event.type }, 'policy engine emitted a fact');
-        encoded.push(await codec.encode('PolicyEventEmitted', toFactRecord(output.event, output.correlationId)));
+        encoded.push(await codec.encode('PolicyEventEmitted', toFactRecord(output.event, output.correlationId), trace));
       }
     }
     return encoded;

@@ -2,7 +2,8 @@ import type { AnyEvent, SendDecided } from '@gw/events';
 import type { CustomerPolicyState, Policy, PolicyEvent, RecentSendsCache } from '@gw/policy';
 import { engineStep, entryHash, ProjectionChanges, toDecidedEvent, type SuppressionOp } from '@gw/policy-log';
 
-export type Output = { type: 'SendDecided'; payload: SendDecided } | { type: 'PolicyEventEmitted'; event: PolicyEvent; correlationId: string };
+/** `offset`: the record the output answers (the handler gives the output that record's trace). */
+export type Output = ({ type: 'SendDecided'; payload: SendDecided } | { type: 'PolicyEventEmitted'; event: PolicyEvent; correlationId: string }) & { offset: bigint };
 
 
 export interface BatchInput {
@@ -67,7 +68,7 @@ export function runBatch(input: BatchInput): BatchResult {
         result.outcomes.push({ topic: 'send-requested', outcome: 'redelivered' });
         // The stored copy keeps no message body; the command still has it.
         const dispatch = known.dispatch ? { ...known.dispatch, text: event.payload.message } : null;
-        result.outputs.push({ type: 'SendDecided', payload: { ...known, dispatch } });
+        result.outputs.push({ type: 'SendDecided', payload: { ...known, dispatch }, offset });
         continue;
       }
     } else if (offset < input.applied) {
@@ -98,10 +99,10 @@ export function runBatch(input: BatchInput): BatchResult {
       result.entries.push(entry);
       // A repeat of this command later in the same batch re-emits this decision.
       recorded.set(entry.correlation_id, entry);
-      result.outputs.push({ type: 'SendDecided', payload: entry });
+      result.outputs.push({ type: 'SendDecided', payload: entry, offset });
       result.outcomes.push({ topic: 'send-requested', outcome: entry.decision });
     }
-    for (const emitted of step.emitted) result.outputs.push({ type: 'PolicyEventEmitted', event: emitted, correlationId: event.payload.correlation_id });
+    for (const emitted of step.emitted) result.outputs.push({ type: 'PolicyEventEmitted', event: emitted, correlationId: event.payload.correlation_id, offset });
   }
   return result;
 }

@@ -54,7 +54,8 @@ describe('runBatch', () => {
     const recorded = { correlation_id: 'cmd_1', log_id: 7, dispatch: { phone: '+14155551001', text: null } } as unknown as SendDecided;
     const result = runBatch(batch([...onboarding.map(fact), send(1)], { recorded: new Map([['cmd_1', recorded]]) }));
     expect(result.entries).toEqual([]);
-    expect(result.outputs).toEqual([{ type: 'SendDecided', payload: { ...recorded, dispatch: { phone: '+14155551001', text: 'Your code is 100001' } } }]);
+    // Answering the command's own record (offset 2, after the two onboarding facts).
+    expect(result.outputs).toEqual([{ type: 'SendDecided', payload: { ...recorded, dispatch: { phone: '+14155551001', text: 'Your code is 100001' } }, offset: 2n }]);
     expect(result.quota.size).toBe(0);
     expect(result.outcomes).toEqual([{ topic: 'send-requested', outcome: 'redelivered' }]);
   });

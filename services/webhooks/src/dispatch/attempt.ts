@@ -9,6 +9,18 @@ import {
   type RetryPolicy,
   type SsrfGuard,
 } from '@gw/webhooks';
+import {
+  ATTR_GATEWAY_OUTCOME,
+  ATTR_GATEWAY_WEBHOOK_ATTEMPT,
+  ATTR_GATEWAY_WEBHOOK_DELIVERY_ID,
+  ATTR_GATEWAY_WEBHOOK_EVENT,
+  ATTR_HTTP_RESPONSE_STATUS_CODE,
+  failSpan,
+  fromTraceParent,
+  httpClientAttributes,
+  inSpan,
+  SpanKind,
+} from '@gw/tracing';
 import type { ClaimedDelivery } from './claims.ts';
 
 export interface AttemptDeps {
@@ -32,8 +44,29 @@ export interface AttemptRecord {
 /**
  * One signed POST of a claimed delivery. The timestamp and signature are made for this attempt
  * (a retry carries a newer timestamp); the delivery id is the same on every attempt.
+ *
+ * The attempt is a client span in the trace kept with the row (the enqueue span's), so the post
+ * to the customer ends the trace of the send that caused it. The span names the destination's
+ * host only (a customer may put a token in the URL's path), and the customer is not sent our
+ * traceparent: the delivery id is what identifies a post to them (docs/decisions.md).
  */
 export async function attemptDelivery(claim: ClaimedDelivery, deps: AttemptDeps): Promise<AttemptRecord> {
+  const attributes = {
+    ...httpClientAttributes('POST', claim.destinationUrl),
+    [ATTR_GATEWAY_WEBHOOK_DELIVERY_ID]: claim.deliveryId,
+    [ATTR_GATEWAY_WEBHOOK_EVENT]: claim.event,
+    [ATTR_GATEWAY_WEBHOOK_ATTEMPT]: claim.attempt,
+  };
+  return inSpan('@gw/webhooks-service', 'POST', { kind: SpanKind.CLIENT, attributes }, fromTraceParent(claim.traceParent), async ({ span }) => {
+    const record = await postOnce(claim, deps);
+    if (record.result.status !== null) span.setAttribute(ATTR_HTTP_RESPONSE_STATUS_CODE, record.result.status);
+    span.setAttribute(ATTR_GATEWAY_OUTCOME, record.classification.outcome);
+    if (record.classification.outcome !== 'success') failSpan(span, record.result.error?.code ?? String(record.result.status ?? 'error'));
+    return record;
+  });
+}
+
+async function postOnce(claim: ClaimedDelivery, deps: AttemptDeps): Promise<AttemptRecord> {
   const attemptedAt = deps.now();
   const headers = buildWebhookHeaders({
     event: claim.event,

@@ -14,6 +14,8 @@ export interface ClaimedDelivery {
   signingSecretEnc: string;
   /** The endpoint's failure streak when claimed: failing endpoints get one attempt at a time. */
   endpointFailing: boolean;
+  /** The traceparent of the enqueue span (null: none kept); the attempt's span continues it. */
+  traceParent: string | null;
 }
 
 export interface ClaimInput {
@@ -37,6 +39,7 @@ const ClaimRow = z.object({
   destination_url: z.string(),
   signing_secret_enc: z.string(),
   consecutive_failures: z.number(),
+  trace_parent: z.string().nullable(),
 });
 
 /** A time in ms as a timestamptz parameter: the worker's clock, not the server's, decides what is due. */
@@ -71,7 +74,7 @@ export async function claimDue(db: Queryable, input: ClaimInput): Promise<Claime
       FROM due, webhook_endpoints e
      WHERE d.delivery_id = due.delivery_id AND e.instance_id = d.instance_id
      RETURNING d.delivery_id, d.instance_id, d.event, d.body, d.attempts, d.round_attempts,
-               e.destination_url, e.signing_secret_enc, e.consecutive_failures`);
+               e.destination_url, e.signing_secret_enc, e.consecutive_failures, d.trace_parent`);
   return rows.map((r) => ({
     deliveryId: r.delivery_id,
     instanceId: r.instance_id,
@@ -82,6 +85,7 @@ export async function claimDue(db: Queryable, input: ClaimInput): Promise<Claime
     destinationUrl: r.destination_url,
     signingSecretEnc: r.signing_secret_enc,
     endpointFailing: r.consecutive_failures > 0,
+    traceParent: r.trace_parent,
   }));
 }
 

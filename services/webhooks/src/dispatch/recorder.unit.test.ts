@@ -18,6 +18,7 @@ const claim = (roundAttempt: number): ClaimedDelivery => ({
   destinationUrl: 'https://hooks.example.com/x',
   signingSecretEnc: 'sealed',
   endpointFailing: false,
+  traceParent: null,
 });
 
 /** given an attempt observation at a time, when planned, then the record the worker hands the recorder. */
