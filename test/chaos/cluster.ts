@@ -10,9 +10,9 @@ const STAGES = ['policy', 'delivery', 'instance-events', 'webhooks'] as const;
 const FAULTS: Fault[] = [
   { kind: 'kill-broker', node: 1, downMs: BROKER_DOWN_MS },
   // One process of each stage at once: its partitions move to the other process of its group.
-  { kind: 'kill', services: [...STAGES], interruptSends: true },
+  { kind: 'kill', services: [...STAGES], interruptSends: true, untilTakenOver: true },
   { kind: 'kill', services: ['api'] },
-  { kind: 'kill', services: STAGES.map((stage) => `${stage}#1` as const), interruptSends: true },
+  { kind: 'kill', services: STAGES.map((stage) => `${stage}#1` as const), interruptSends: true, untilTakenOver: true },
   { kind: 'kill-broker', node: 3, downMs: BROKER_DOWN_MS },
 ];
 

@@ -129,4 +129,22 @@ export function assignments(stack: Stack): Assignment[] {
   return found.sort((a, b) => a.at - b.at);
 }
 
+/**
+ * Whether every group the killed processes belonged to is now held whole by its surviving
+ * processes: for each such group, the partitions the group held before `killedAt` (each member's
+ * last assignment, summed) are assigned, after `killedAt`, to processes that were not killed.
+ */
+export function takenOver(all: Assignment[], killed: StackProcess[], killedAt: number): boolean {
+  const lastBefore = new Map<string, Assignment>();
+  for (const a of all) if (a.at < killedAt) lastBefore.set(`${a.group}\u0000${a.process}`, a);
+  const groups = new Set([...lastBefore.values()].filter((a) => killed.includes(a.process)).map((a) => a.group));
+  return [...groups].every((group) => {
+    const members = [...lastBefore.values()].filter((a) => a.group === group);
+    const total = members.reduce((n, a) => n + a.partitions, 0);
+    const survivors = new Map<StackProcess, number>();
+    for (const a of all) if (a.group === group && a.at >= killedAt && !killed.includes(a.process)) survivors.set(a.process, a.partitions);
+    return [...survivors.values()].reduce((n, count) => n + count, 0) >= total && total > 0;
+  });
+}
+
 const round = (n: number) => Math.round(n * 10) / 10;

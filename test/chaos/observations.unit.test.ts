@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { MessageRecord } from './clients.ts';
-import { lagAroundFaults, latencyByPhase, parseLag, type LagSample } from './observations.ts';
+import { lagAroundFaults, latencyByPhase, parseLag, takenOver, type Assignment, type LagSample } from './observations.ts';
 
 const sample = (at: number, total: number): LagSample => ({ at, total, byGroup: { g: total } });
 
@@ -41,5 +41,17 @@ describe('what the fault suite observes', () => {
       { phase: 'before the first fault', messages: 2, p50_ms: 300, p99_ms: 300, max_ms: 300 },
       { phase: 'during: broker', messages: 2, p50_ms: 7_000, p99_ms: 7_000, max_ms: 7_000 },
     ]);
+  });
+
+  it('sees a killed process\'s partitions taken over only once the survivors hold the whole group', () => {
+    const at = (t: number, process: Assignment['process'], group: string, partitions: number): Assignment => ({ at: t, process, group, partitions });
+    const before = [at(0, 'policy', 'gw.policy', 6), at(1, 'policy#1', 'gw.policy', 3), at(1, 'policy', 'gw.policy', 3), at(1, 'webhooks', 'gw.webhooks', 6)];
+    // Killed at t=10. A rebalance the dead member had already joined still gives the survivor 3.
+    expect(takenOver([...before, at(11, 'policy#1', 'gw.policy', 3)], ['policy'], 10)).toBe(false);
+    expect(takenOver([...before, at(11, 'policy#1', 'gw.policy', 3), at(20, 'policy#1', 'gw.policy', 6)], ['policy'], 10)).toBe(true);
+    // A group the killed processes were not in is not waited for; a group with no survivor never is taken over.
+    expect(takenOver([...before, at(20, 'policy#1', 'gw.policy', 6)], ['policy', 'webhooks'], 10)).toBe(false);
+    // The killed process's own old lines do not count.
+    expect(takenOver([...before, at(20, 'policy', 'gw.policy', 6)], ['policy'], 10)).toBe(false);
   });
 });

@@ -13,13 +13,18 @@ import { gatewayctl } from '../support/cli.ts';
 import { startStack, type Stack, type StackProcess, type StackServiceName } from '../support/stack.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../../services/instance-simulator/src/testing/webhook-receiver.ts';
 import { finalAnswers, sustainedSends, type MessageRecord } from './clients.ts';
-import { assignments, lagAroundFaults, latencyByPhase, sampleLag, type Assignment, type FaultWindow, type LagAroundFault, type PhaseLatency } from './observations.ts';
+import { assignments, lagAroundFaults, latencyByPhase, sampleLag, takenOver, type Assignment, type FaultWindow, type LagAroundFault, type PhaseLatency } from './observations.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const run = promisify(execFile);
 
 export type Fault =
-  | { kind: 'kill'; services: StackProcess[]; interruptSends?: boolean }
+  /**
+   * `untilTakenOver`: the killed processes stay down until the other processes of their groups
+   * hold all their partitions (else they are started again 500 ms later, usually before the group
+   * has noticed, and the partitions go straight back to them).
+   */
+  | { kind: 'kill'; services: StackProcess[]; interruptSends?: boolean; untilTakenOver?: boolean }
   | { kind: 'drop-postgres-connections' }
   /** The single local broker (deploy/local/infra.sh) stopped and started. */
   | { kind: 'restart-broker' }
@@ -195,6 +200,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
           await stack.simulator.call('PUT', '/sim/faults', { body: { instance: managerOf.get(b!.instance_id), mode: 'timeout', delay_ms: 3_000, count: 5 } });
           await sleep(1_000);
         }
+        const killedAt = Date.now();
         await Promise.all(fault.services.map((name) => stack.kill(name, 'SIGKILL')));
         if (fault.interruptSends) {
           for (const account of accounts) await stack.simulator.call('PUT', '/sim/faults', { body: { instance: managerOf.get(account.instance_id), mode: 'none' } });
@@ -203,6 +209,12 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
         const killsDelivery = fault.services.some((name) => name.startsWith('delivery'));
         const open = killsDelivery ? await openIds(db) : [];
         await sleep(500);
+        if (fault.untilTakenOver) {
+          // The group notices a dead member when its session times out (CONSUMER_SESSION_TIMEOUT_MS).
+          const waited = Date.now();
+          while (!takenOver(assignments(stack), fault.services, killedAt) && Date.now() - waited < 90_000) await sleep(500);
+          log(`${fault.services.join(' + ')}: partitions held by the other processes after ${((Date.now() - killedAt) / 1000).toFixed(1)} s`);
+        }
         await Promise.all(fault.services.map((name) => stack.start(name)));
         if (killsDelivery) {
           const restarted = Date.now();

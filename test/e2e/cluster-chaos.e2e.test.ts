@@ -20,7 +20,7 @@ describe('faults on a three-node cluster with two processes per stage', () => {
     const report = await runChaos({
       faults: [
         { kind: 'kill-broker', node: 2, downMs: 10_000 },
-        { kind: 'kill', services: ['policy', 'delivery', 'instance-events', 'webhooks'], interruptSends: true },
+        { kind: 'kill', services: ['policy', 'delivery', 'instance-events', 'webhooks'], interruptSends: true, untilTakenOver: true },
       ],
       replicas: 2,
       clients: 6,
