@@ -19,6 +19,8 @@ SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 REPO_ROOT="$(cd "$SCRIPT_DIR/.." && pwd)"
 # shellcheck source=../deploy/lib/stop-process.sh
 source "$REPO_ROOT/deploy/lib/stop-process.sh"
+# shellcheck source=../deploy/lib/wait-ready.sh
+source "$REPO_ROOT/deploy/lib/wait-ready.sh"
 SOURCE_DIR="$REPO_ROOT/deploy/observe"
 OBSERVE_DIR="${OBSERVE_DIR:-${GW_RUN_DIR:-$REPO_ROOT/.run}/observe}"
 PORT="${OBSERVE_PORT:-19090}"
@@ -121,21 +123,7 @@ start() {
 }
 
 wait_ready() {
-  local waited=0
-  until curl -fs -o /dev/null --max-time 2 "$URL/-/ready"; do
-    if ! alive; then
-      echo "prometheus: exited during start. Last log lines ($LOG_FILE):" >&2
-      tail -n 20 "$LOG_FILE" >&2
-      exit 1
-    fi
-    if (( waited >= START_TIMEOUT )); then
-      echo "prometheus: not ready after ${START_TIMEOUT}s ($URL/-/ready). Last log lines ($LOG_FILE):" >&2
-      tail -n 20 "$LOG_FILE" >&2
-      exit 1
-    fi
-    sleep 1
-    waited=$((waited + 1))
-  done
+  wait_until_ready prometheus "$URL/-/ready" "$PID_FILE" "$LOG_FILE" "$START_TIMEOUT" || exit 1
   echo "prometheus: ready (pid $(cat "$PID_FILE")) $URL  (targets: $URL/targets, alerts: $URL/alerts, log $LOG_FILE)"
 }
 

@@ -96,27 +96,14 @@ start_one() {
     nohup node --max-semi-space-size=32 --import tsx "$entry" >>"$log" 2>&1 </dev/null &
     echo $! >"$pid"
   )
-  local waited=0
-  until curl -fs -o /dev/null --max-time 2 "$ready"; do
-    if ! alive "$pid"; then
-      echo "$name: exited during start. Last log lines ($log):" >&2
-      tail -n 30 "$log" >&2
-      echo "Hint: is the infrastructure up? Run 'bash deploy/local/infra.sh status'." >&2
-      return 1
-    fi
-    if (( waited >= START_TIMEOUT )); then
-      echo "$name: not ready after ${START_TIMEOUT}s ($ready). Last log lines ($log):" >&2
-      tail -n 30 "$log" >&2
-      return 1
-    fi
-    sleep 1
-    waited=$((waited + 1))
-  done
+  wait_until_ready "$name" "$ready" "$pid" "$log" "$START_TIMEOUT" "is the infrastructure up? Run 'bash deploy/local/infra.sh status'." || return 1
   echo "$name: ready (pid $(cat "$pid"), log $log)"
 }
 
 # shellcheck source=../lib/stop-process.sh
 source "$REPO_ROOT/deploy/lib/stop-process.sh"
+# shellcheck source=../lib/wait-ready.sh
+source "$REPO_ROOT/deploy/lib/wait-ready.sh"
 stop_one() { stop_pidfile "$1" "$RUN_DIR/$1.pid"; }
 
 case "${1:-}" in

@@ -106,6 +106,8 @@ export interface Assignment {
   process: StackProcess;
   group: string;
   partitions: number;
+  /** The partitions themselves, as `topic:partition`. */
+  held: string[];
 }
 
 /** Every "partitions assigned" line the processes logged: which process held how many partitions of which group, when. */
@@ -119,8 +121,8 @@ export function assignments(stack: Stack): Assignment[] {
       try {
         // pino's isoTime: "time" is an ISO string.
         const entry = JSON.parse(line) as { time: string; groupId: string; partitions: Record<string, number[]> };
-        const count = Object.values(entry.partitions ?? {}).reduce((n, list) => n + list.length, 0);
-        found.push({ at: Date.parse(entry.time), process, group: entry.groupId, partitions: count });
+        const held = Object.entries(entry.partitions ?? {}).flatMap(([topic, list]) => list.map((partition) => `${topic}:${partition}`));
+        found.push({ at: Date.parse(entry.time), process, group: entry.groupId, partitions: held.length, held });
       } catch {
         // a line cut by a kill
       }
@@ -130,20 +132,20 @@ export function assignments(stack: Stack): Assignment[] {
 }
 
 /**
- * Whether every group the killed processes belonged to is now held whole by its surviving
- * processes: for each such group, the partitions the group held before `killedAt` (each member's
- * last assignment, summed) are assigned, after `killedAt`, to processes that were not killed.
+ * Whether the surviving processes now hold every partition of the groups the killed processes
+ * were in: for each such group, the partitions its members last logged before `killedAt` are all
+ * in the survivors' latest assignments. (A member's last line can be stale: a process that left
+ * its group during a broker fault logs nothing until it joins again, so counts alone mislead.)
  */
 export function takenOver(all: Assignment[], killed: StackProcess[], killedAt: number): boolean {
-  const lastBefore = new Map<string, Assignment>();
-  for (const a of all) if (a.at < killedAt) lastBefore.set(`${a.group}\u0000${a.process}`, a);
-  const groups = new Set([...lastBefore.values()].filter((a) => killed.includes(a.process)).map((a) => a.group));
+  const latest = (lines: Assignment[]) => new Map(lines.map((a) => [`${a.group}\u0000${a.process}`, a]));
+  const before = [...latest(all.filter((a) => a.at < killedAt)).values()];
+  const survivors = [...latest(all.filter((a) => !killed.includes(a.process))).values()];
+  const groups = new Set(before.filter((a) => killed.includes(a.process)).map((a) => a.group));
   return [...groups].every((group) => {
-    const members = [...lastBefore.values()].filter((a) => a.group === group);
-    const total = members.reduce((n, a) => n + a.partitions, 0);
-    const survivors = new Map<StackProcess, number>();
-    for (const a of all) if (a.group === group && a.at >= killedAt && !killed.includes(a.process)) survivors.set(a.process, a.partitions);
-    return [...survivors.values()].reduce((n, count) => n + count, 0) >= total && total > 0;
+    const needed = new Set(before.filter((a) => a.group === group).flatMap((a) => a.held));
+    const held = new Set(survivors.filter((a) => a.group === group).flatMap((a) => a.held));
+    return needed.size > 0 && [...needed].every((partition) => held.has(partition));
   });
 }
 

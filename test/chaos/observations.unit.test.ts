@@ -43,15 +43,23 @@ describe('what the fault suite observes', () => {
     ]);
   });
 
-  it('sees a killed process\'s partitions taken over only once the survivors hold the whole group', () => {
-    const at = (t: number, process: Assignment['process'], group: string, partitions: number): Assignment => ({ at: t, process, group, partitions });
-    const before = [at(0, 'policy', 'gw.policy', 6), at(1, 'policy#1', 'gw.policy', 3), at(1, 'policy', 'gw.policy', 3), at(1, 'webhooks', 'gw.webhooks', 6)];
-    // Killed at t=10. A rebalance the dead member had already joined still gives the survivor 3.
-    expect(takenOver([...before, at(11, 'policy#1', 'gw.policy', 3)], ['policy'], 10)).toBe(false);
-    expect(takenOver([...before, at(11, 'policy#1', 'gw.policy', 3), at(20, 'policy#1', 'gw.policy', 6)], ['policy'], 10)).toBe(true);
+  it('sees a killed process\'s partitions taken over only once the survivors hold every one of them', () => {
+    const at = (t: number, process: Assignment['process'], group: string, partitions: number[]): Assignment => ({ at: t, process, group, partitions: partitions.length, held: partitions.map((p) => `${group}.v1:${p}`) });
+    const before = [at(0, 'policy', 'policy', [0, 1, 2, 3, 4, 5]), at(1, 'policy#1', 'policy', [3, 4, 5]), at(1, 'policy', 'policy', [0, 1, 2]), at(1, 'webhooks', 'webhooks', [0, 1, 2, 3, 4, 5])];
+    // Killed at t=10: the survivor still holds only its half, and a rebalance the dead member had already joined gives it the same half again.
+    expect(takenOver(before, ['policy'], 10)).toBe(false);
+    expect(takenOver([...before, at(11, 'policy#1', 'policy', [3, 4, 5])], ['policy'], 10)).toBe(false);
+    expect(takenOver([...before, at(11, 'policy#1', 'policy', [3, 4, 5]), at(20, 'policy#1', 'policy', [0, 1, 2, 3, 4, 5])], ['policy'], 10)).toBe(true);
     // A group the killed processes were not in is not waited for; a group with no survivor never is taken over.
-    expect(takenOver([...before, at(20, 'policy#1', 'gw.policy', 6)], ['policy', 'webhooks'], 10)).toBe(false);
-    // The killed process's own old lines do not count.
-    expect(takenOver([...before, at(20, 'policy', 'gw.policy', 6)], ['policy'], 10)).toBe(false);
+    expect(takenOver([...before, at(20, 'policy#1', 'policy', [0, 1, 2, 3, 4, 5])], ['policy', 'webhooks'], 10)).toBe(false);
+    // The killed process's own lines do not count.
+    expect(takenOver([...before, at(20, 'policy', 'policy', [0, 1, 2, 3, 4, 5])], ['policy'], 10)).toBe(false);
+  });
+
+  it('is not misled by the stale line of a process that had already left its group', () => {
+    const at = (t: number, process: Assignment['process'], partitions: number[]): Assignment => ({ at: t, process, group: 'outcomes', partitions: partitions.length, held: partitions.map((p) => `outcomes.v1:${p}`) });
+    // instance-events left the group in a broker fault (no line); its partner took all six at t=5.
+    const lines = [at(0, 'instance-events', [0, 1, 2]), at(0, 'instance-events#1', [3, 4, 5]), at(5, 'instance-events#1', [0, 1, 2, 3, 4, 5])];
+    expect(takenOver(lines, ['instance-events'], 10)).toBe(true);
   });
 });

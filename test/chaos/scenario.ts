@@ -75,7 +75,7 @@ export interface ChaosReport {
   /** Consumer lag (records, every group summed) around each fault. */
   lag: LagAroundFault[];
   /** Partitions each process took, in time order, seconds from the start of the run. */
-  assignments: Array<Omit<Assignment, 'at'> & { at_s: number }>;
+  assignments: Array<Omit<Assignment, 'at' | 'held'> & { at_s: number }>;
 }
 
 const ENV = {
@@ -212,8 +212,10 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
         if (fault.untilTakenOver) {
           // The group notices a dead member when its session times out (CONSUMER_SESSION_TIMEOUT_MS).
           const waited = Date.now();
-          while (!takenOver(assignments(stack), fault.services, killedAt) && Date.now() - waited < 90_000) await sleep(500);
-          log(`${fault.services.join(' + ')}: partitions held by the other processes after ${((Date.now() - killedAt) / 1000).toFixed(1)} s`);
+          let held = false;
+          while (!(held = takenOver(assignments(stack), fault.services, killedAt)) && Date.now() - waited < 90_000) await sleep(500);
+          const after = `${((Date.now() - killedAt) / 1000).toFixed(1)} s`;
+          log(`${fault.services.join(' + ')}: ${held ? `partitions held by the other processes after ${after}` : `partitions still not all held by the other processes after ${after}; starting them again`}`);
         }
         await Promise.all(fault.services.map((name) => stack.start(name)));
         if (killsDelivery) {
@@ -263,7 +265,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       answers_by_api: answersByApi,
       latency: latencyByPhase(records, windows),
       lag: lagAroundFaults(lag.samples, windows),
-      assignments: assignments(stack).map(({ at, ...rest }) => ({ ...rest, at_s: Math.round((at - started) / 100) / 10 })),
+      assignments: assignments(stack).map(({ at, held: _held, ...rest }) => ({ ...rest, at_s: Math.round((at - started) / 100) / 10 })),
       counts,
       resolutions,
       faults: faultLog,
