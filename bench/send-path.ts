@@ -138,7 +138,7 @@ async function scrapeAll(urls: Record<ServiceName, string>): Promise<Record<Serv
 export async function runSendPath(config: SendPathConfig, root?: string): Promise<{ measured: Measured; metrics: ServiceMetricsSummary; stages: StageBreakdown | null; statusSplit: Record<string, number> }> {
   console.log(`bench: starting the stack (api, policy, delivery, simulator, fresh database and topics)${root ? ` of ${root}` : ''}`);
   const started = Date.now();
-  const stack = await startStack(['api', 'policy', 'delivery'], config.stackEnv, root);
+  const stack = await startStack(['api', 'policy', 'delivery'], config.stackEnv, { root });
   const prefix = stack.isolation.topicPrefix;
   const stop = once(async () => {
     await stack.stop();

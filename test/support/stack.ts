@@ -104,12 +104,12 @@ export async function stopProcess(child: ChildProcess, signal: NodeJS.Signals = 
 }
 
 /**
- * Starts the gateway's services as real processes against the real infrastructure. `root`: run
+ * Starts the gateway's services as real processes against the real infrastructure. `options.root`: run
  * another checkout's services and migrations instead of this one's (the bench compares the commit
  * before a change with it).
  */
-export async function startStack(services: StackServiceName[] = ['api', 'policy', 'delivery'], extraEnv: Record<string, string> = {}, options: StackOptions | string = {}): Promise<Stack> {
-  const { root = ROOT, replicas = 1 } = typeof options === 'string' ? { root: options } : options;
+export async function startStack(services: StackServiceName[] = ['api', 'policy', 'delivery'], extraEnv: Record<string, string> = {}, options: StackOptions = {}): Promise<Stack> {
+  const { root = ROOT, replicas = 1 } = options;
   mkdirSync(LOG_DIR, { recursive: true });
   const isolation = await isolate(root === ROOT ? undefined : root);
   const simulator = await startSimulator({ logger: false });

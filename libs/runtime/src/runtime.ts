@@ -77,7 +77,8 @@ export async function createRuntime(service: string, options: RuntimeOptions = {
   const logger = createLogger(service, config.logLevel);
   // First, so every span of the process is exported; shut down last, in close().
   const tracing = await startTracing(service, config.tracing, (message) => logger.warn(message));
-  if (tracing.enabled) logger.info({ traces: config.tracing.tracesUrl }, 'starting: exporting traces over OTLP');
+  // The collector's origin only: an endpoint URL may carry credentials or a token in its path.
+  if (tracing.enabled && config.tracing.tracesUrl) logger.info({ traces: new URL(config.tracing.tracesUrl).origin }, 'starting: exporting traces over OTLP');
   const metrics = createMetrics(service, options.defaultMetrics ?? true);
   const kafka = new KafkaClient({
     brokers: config.kafkaBrokers,

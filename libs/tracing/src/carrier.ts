@@ -66,8 +66,7 @@ export function traceHeaders(trace: TraceContext): Record<string, string> {
 /** `headers` with the trace context of `trace` added; the very same object when there is none to add. */
 export function withTraceHeaders<H extends Record<string, string> | undefined>(headers: H, trace: TraceContext): H | Record<string, string> {
   const added = traceHeaders(trace);
-  for (const _name in added) return { ...headers, ...added };
-  return headers;
+  return Object.keys(added).length > 0 ? { ...headers, ...added } : headers;
 }
 
 /** The traceparent of `trace`, to keep with work that waits in Postgres (null: none). */

@@ -15,6 +15,6 @@ export {
   type TraceContext,
 } from './carrier.ts';
 export { annotateSpan, endSpan, errorType, failSpan, inSpan, SpanKind, spanOf, startSpan, type Attributes, type Span, type SpanSpec, type StartedSpan } from './spans.ts';
-export { startConsumerSpan, startProducerSpan, type ConsumedMessage } from './messaging.ts';
+export { inProducerSpan, startConsumerSpan, type ConsumedMessage } from './messaging.ts';
 export { httpClientAttributes, httpSpanName } from './http.ts';
 export * from './semconv.ts';

@@ -12,7 +12,7 @@ import {
   ATTR_MESSAGING_OPERATION_TYPE,
   ATTR_MESSAGING_SYSTEM,
 } from './semconv.ts';
-import { SpanKind, startSpan, type StartedSpan } from './spans.ts';
+import { inSpan, SpanKind, startSpan, type StartedSpan } from './spans.ts';
 
 /** What a consumer span needs of a fetched record (ConsumedRecord of @gw/kafka fits). */
 export interface ConsumedMessage {
@@ -50,21 +50,17 @@ export function startConsumerSpan(scope: string, message: ConsumedMessage, group
   );
 }
 
-/** A `send <topic>` producer span for an append; the appended record carries its context. */
-export function startProducerSpan(scope: string, topic: string, parent: TraceContext | undefined, attributes: Attributes = {}): StartedSpan {
-  return startSpan(
-    scope,
-    `send ${topic}`,
-    {
-      kind: SpanKind.PRODUCER,
-      attributes: {
-        [ATTR_MESSAGING_SYSTEM]: 'kafka',
-        [ATTR_MESSAGING_OPERATION_TYPE]: 'send',
-        [ATTR_MESSAGING_OPERATION_NAME]: 'send',
-        [ATTR_MESSAGING_DESTINATION_NAME]: topic,
-        ...attributes,
-      },
+/** Runs `append` in a `send <topic>` producer span (failed if it throws); the appended record carries the span's context (`trace`). */
+export function inProducerSpan<T>(scope: string, topic: string, parent: TraceContext | undefined, attributes: Attributes, append: (started: StartedSpan) => Promise<T>): Promise<T> {
+  const spec = {
+    kind: SpanKind.PRODUCER,
+    attributes: {
+      [ATTR_MESSAGING_SYSTEM]: 'kafka',
+      [ATTR_MESSAGING_OPERATION_TYPE]: 'send',
+      [ATTR_MESSAGING_OPERATION_NAME]: 'send',
+      [ATTR_MESSAGING_DESTINATION_NAME]: topic,
+      ...attributes,
     },
-    parent,
-  );
+  };
+  return inSpan(scope, `send ${topic}`, spec, parent, append);
 }

@@ -2,7 +2,7 @@
 // context: whoever starts a span says what it continues (a record's context, a request's, a
 // row's traceparent), and gets back the context its own children and outputs continue. No
 // context manager is installed (sdk.ts), so there is no hidden state to get wrong across awaits.
-import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes, type Span, type Tracer, type TracerProvider } from '@opentelemetry/api';
+import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes, type Span } from '@opentelemetry/api';
 import type { TraceContext } from './carrier.ts';
 import { ATTR_ERROR_TYPE } from './semconv.ts';
 
@@ -20,28 +20,13 @@ export interface SpanSpec {
   attributes?: Attributes;
 }
 
-// One tracer per instrumentation scope (the library that starts the span), kept while the API's
-// provider is the same: its tracers follow an SDK registered later (startTracing), and a new
-// provider (tracing stopped, then started again, as tests do) gets tracers of its own.
-const tracers = new Map<string, Tracer>();
-let tracersOf: TracerProvider | undefined;
-function tracer(scope: string): Tracer {
-  const provider = trace.getTracerProvider();
-  if (provider !== tracersOf) {
-    tracers.clear();
-    tracersOf = provider;
-  }
-  let found = tracers.get(scope);
-  if (!found) tracers.set(scope, (found = provider.getTracer(scope)));
-  return found;
-}
-
 /**
  * Starts a span as a child of `parent` (a new trace when it carries none). With tracing off the
  * span is the API's no-op span and `trace` is `parent` itself: nothing is allocated for it.
  */
 export function startSpan(scope: string, name: string, spec: SpanSpec, parent: TraceContext = ROOT_CONTEXT): StartedSpan {
-  const span = tracer(scope).startSpan(name, { kind: spec.kind, attributes: spec.attributes }, parent);
+  // The API's tracer follows whichever provider is registered now (the SDK's, or none: its no-op).
+  const span = trace.getTracer(scope).startSpan(name, { kind: spec.kind, attributes: spec.attributes }, parent);
   // A span that is not sampled still has a valid context, which its children must continue.
   return { span, trace: trace.isSpanContextValid(span.spanContext()) ? trace.setSpan(parent, span) : parent };
 }

@@ -2,7 +2,7 @@
 // command appended to customer-events, and the wait for its decision and delivery through the
 // reply router. Whoever calls it has checked the input and found the customer's instance.
 import { newEventId, type SendRequested } from '@gw/events';
-import { ATTR_GATEWAY_CUSTOMER_ID, ATTR_GATEWAY_MESSAGE_ID, ATTR_MESSAGING_MESSAGE_CONVERSATION_ID, ATTR_MESSAGING_MESSAGE_ID, endSpan, startProducerSpan, type TraceContext } from '@gw/tracing';
+import { ATTR_GATEWAY_CUSTOMER_ID, ATTR_GATEWAY_MESSAGE_ID, ATTR_MESSAGING_MESSAGE_CONVERSATION_ID, ATTR_MESSAGING_MESSAGE_ID, inProducerSpan, type TraceContext } from '@gw/tracing';
 import { newId } from '@gw/security';
 import { claimIdempotencyKey } from './idempotency.ts';
 import type { OwnedInstance } from './instances.ts';
@@ -66,19 +66,13 @@ export async function requestSend(deps: SendMessageDeps, input: SendInput): Prom
   if (!replay || (replay.ageMs > deps.reappendAfterMs && !(await commandDecided(deps.pool, ids.commandId)))) {
     const record = await deps.codec.encode('SendRequested', command);
     // Ids only in the span: the command's phone and text stay out of traces.
-    const { span, trace } = startProducerSpan('@gw/api', record.topic, input.trace, {
+    const spanIds = {
       [ATTR_MESSAGING_MESSAGE_ID]: command.event_id,
       [ATTR_MESSAGING_MESSAGE_CONVERSATION_ID]: command.correlation_id,
       [ATTR_GATEWAY_CUSTOMER_ID]: command.customer_id,
       [ATTR_GATEWAY_MESSAGE_ID]: command.message_id,
-    });
-    try {
-      await deps.kafka.send([{ ...record, trace }]);
-    } catch (error) {
-      endSpan(span, error);
-      throw error;
-    }
-    endSpan(span);
+    };
+    await inProducerSpan('@gw/api', record.topic, input.trace, spanIds, ({ trace }) => deps.kafka.send([{ ...record, trace }]));
   }
   return { ids, replay: replay !== null, progress: await outcome };
 }
