@@ -50,7 +50,11 @@ async function post(target: Integration | { id: number | string; secret?: string
   }
   if (options.timestamp) headers['x-chat-gateway-timestamp'] = options.timestamp;
   if (options.signature) headers['x-chat-gateway-signature'] = options.signature;
-  const response = await fetch(`${suite.stack.apiUrl}${options.path ?? `/integrations/pbx/webhook/${target.id}`}`, { method: 'POST', headers, body: raw });
+  const path = options.path ?? `/integrations/pbx/webhook/${target.id}`;
+  // Bounded: an answer that never comes fails here, naming the request, rather than as the test's timeout.
+  const response = await fetch(`${suite.stack.apiUrl}${path}`, { method: 'POST', headers, body: raw, signal: AbortSignal.timeout(20_000) }).catch((error: unknown) => {
+    throw new Error(`POST ${path} got no answer: ${(error as Error).name}`);
+  });
   return { status: response.status, body: (await response.json()) as any };
 }
 

@@ -1,4 +1,4 @@
-import { sql, z, type Pool, type Queryable } from '@gw/db';
+import { readSnapshot, sql, z, type Pool, type Queryable } from '@gw/db';
 import { iso, refuseDisabled, requireEndpoint, type CustomerScope } from './endpoint-store.ts';
 import { WebhookError } from './refusals.ts';
 import { DeliveryState } from './show.ts';
@@ -40,8 +40,17 @@ export interface ListDeliveriesInput {
   customerId?: string;
 }
 
-/** Recent deliveries, newest first, each with every attempt in the order they were made. */
-export async function listDeliveries(pool: Queryable, input: ListDeliveriesInput) {
+/**
+ * Recent deliveries, newest first, each with every attempt in the order they were made. Read in
+ * one snapshot: the worker records an attempt and its delivery's new state together, and two
+ * plain reads could show the attempt delivered beside a delivery still being sent.
+ */
+export function listDeliveries(pool: Pool, input: ListDeliveriesInput) {
+  return readSnapshot(pool, (tx) => readDeliveries(tx, input));
+}
+
+/** listDeliveries inside a snapshot the caller holds (readSnapshot), to read other tables in the same one. */
+export async function readDeliveries(pool: Queryable, input: ListDeliveriesInput) {
   await requireEndpoint(pool, input.instanceId, { customerId: input.customerId });
   const limit = input.limit ?? DEFAULT_DELIVERY_LIMIT;
   if (!Number.isInteger(limit) || limit < 1) throw new WebhookError('invalid', 'invalid_input', 'The limit must be a whole number of at least 1.');

@@ -142,6 +142,44 @@ describe('webhook operations scoped to a customer', () => {
     expect(await refusal(resendDelivery(pool, inFlight, { customerId, instanceId }))).toMatchObject({ code: 'conflict', refusal: 'in_flight' });
   });
 
+  it('lists a delivery and its attempts as of one moment, even while the worker records an attempt between the two reads', async () => {
+    const { customerId, instanceId } = await customerWithWebhook('Snapshot');
+    const sending = await delivery(customerId, instanceId, 'evt-snap-1', 'in_flight');
+    // The worker records the attempt and the delivery's new state in one transaction, right after
+    // the deliveries are read and before their attempts are.
+    const recordAttempt = () =>
+      pool.transaction(async (tx) => {
+        await tx.query(sql.typeAlias('void')`
+          INSERT INTO webhook_attempts (delivery_id, attempt, attempted_at, destination_url, status_code, latency_ms, response_snippet, error, outcome, next_attempt_at)
+          VALUES (${sending}, 1, now(), ${RECEIVER}, 200, 12, 'ok', null, 'delivered', null)`);
+        await tx.query(sql.typeAlias('void')`UPDATE webhook_deliveries SET state = 'delivered', attempts = 1, lease_until = NULL WHERE delivery_id = ${sending}`);
+      });
+    let recorded = false;
+    const afterDeliveriesRead = <Q extends object>(db: Q): Q =>
+      new Proxy(db, {
+        get(target, name, receiver) {
+          const value = Reflect.get(target, name, receiver);
+          if (name === 'any')
+            return async (query: { sql: string }) => {
+              const rows = await (value as (q: unknown) => Promise<unknown>).call(target, query);
+              if (!recorded && query.sql.includes('FROM webhook_deliveries')) {
+                recorded = true;
+                await recordAttempt();
+              }
+              return rows;
+            };
+          if (name === 'transaction') return (work: (tx: object) => Promise<unknown>) => (value as (w: unknown) => Promise<unknown>).call(target, (tx: object) => work(afterDeliveriesRead(tx)));
+          return typeof value === 'function' ? value.bind(target) : value;
+        },
+      });
+
+    const [listed] = await listDeliveries(afterDeliveriesRead(pool), { instanceId, customerId });
+    expect(recorded).toBe(true);
+    expect({ state: listed!.state, attempts: listed!.attempts_log.length }).toEqual({ state: 'in_flight', attempts: 0 });
+    const [after] = await listDeliveries(pool, { instanceId, customerId });
+    expect({ state: after!.state, attempts: after!.attempts_log.map((a) => a.outcome) }).toEqual({ state: 'delivered', attempts: ['delivered'] });
+  });
+
   it('says what was refused and why, in words that name no tool, with the details a caller words its own way', async () => {
     const customerId = await customerRow(pool, 'Words');
     const { instance_id: instanceId } = await instanceOf(pool, box, customerId, 'words-desk');

@@ -3,7 +3,7 @@
 // text), the chat network's receipts for it (message_receipts, by instance and provider message
 // id), and the webhook deliveries that told the customer about it, with every attempt.
 import { WebhookAttemptRow } from '@gw/accounts';
-import { sql, z, type Queryable } from '@gw/db';
+import { readSnapshot, sql, z, type Pool, type Queryable } from '@gw/db';
 import { PAGE_SIZE, type MessageSearch } from './search.ts';
 
 const ResultRow = z.object({
@@ -133,8 +133,16 @@ export interface Timeline {
   attempts: WebhookAttempt[];
 }
 
-/** Everything about one of the customer's messages; null when the customer has no such message. */
-export async function loadTimeline(db: Queryable, customerId: string, messageId: string): Promise<Timeline | null> {
+/**
+ * Everything about one of the customer's messages; null when the customer has no such message.
+ * Read in one snapshot, so the parts agree (a webhook attempt is never shown beside its delivery's
+ * state from before it, nor a receipt beside the delivery before it was sent).
+ */
+export function loadTimeline(pool: Pool, customerId: string, messageId: string): Promise<Timeline | null> {
+  return readSnapshot(pool, (tx) => readTimeline(tx, customerId, messageId));
+}
+
+async function readTimeline(db: Queryable, customerId: string, messageId: string): Promise<Timeline | null> {
   const entry = await db.maybeOne(sql.type(Entry)`
     SELECT p.log_id, p.message_id, p.instance_id, i.name AS instance_name, (i.deleted_at IS NOT NULL) AS instance_deleted,
            p.recipient, p.message_purpose, p.decision, p.error_code, p.error_message, p.reasons, p.policy_version, p.decided_at, p.entry_hash

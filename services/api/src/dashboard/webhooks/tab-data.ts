@@ -3,8 +3,8 @@
 // checkboxes grouped as the contract groups them, and the deliveries log with every attempt. The
 // instances route calls webhookTabData for that tab; this module's POST answers call it too,
 // adding the form as sent, its error, or the signing secret shown this once.
-import { listDeliveries, showWebhook, WebhookError, type ListedDelivery, type WebhookSummary } from '@gw/accounts';
-import type { Queryable } from '@gw/db';
+import { readDeliveries, showWebhook, WebhookError, type ListedDelivery, type WebhookSummary } from '@gw/accounts';
+import { readSnapshot, type Pool, type Queryable } from '@gw/db';
 import { WEBHOOK_EVENT_GROUPS, WEBHOOK_EVENT_NAMES, type WebhookEventGroup } from '@gw/webhooks';
 import { NO_SUCH_INSTANCE } from '../instances/own-instance.ts';
 import { PERMISSIONS } from '../roles/permissions.ts';
@@ -115,16 +115,10 @@ function deliveryView(d: ListedDelivery) {
  * The webhook tab's data for one of the customer's instances (GET /instances/:id/manage?tab=webhook
  * puts it in the page as `webhook`). Another customer's instance answers the 404 page.
  */
-export async function webhookTabData(pool: Queryable, customerId: string, instanceId: string, options: WebhookTabOptions = {}) {
-  let config: WebhookSummary | null = null;
-  try {
-    config = await showWebhook(pool, instanceId, { customerId });
-  } catch (error) {
-    if (!(error instanceof WebhookError)) throw error;
-    if (error.refusal === 'no_instance') throw new PageError(404, NO_SUCH_INSTANCE.title, NO_SUCH_INSTANCE.message, { href: '/instances', label: 'Your instances' });
-    if (error.refusal !== 'no_webhook') throw error;
-  }
-  const deliveries = config ? await listDeliveries(pool, { instanceId, customerId, limit: LOG_SIZE }) : [];
+export async function webhookTabData(pool: Pool, customerId: string, instanceId: string, options: WebhookTabOptions = {}) {
+  // One snapshot: the worker records an attempt, its delivery's state and the endpoint's health
+  // together, and the page shows them side by side.
+  const { config, deliveries } = await readSnapshot(pool, (tx) => readTab(tx, customerId, instanceId));
   const chosen = new Set<string>(options.form?.events ?? config?.events ?? WEBHOOK_EVENT_GROUPS.recommended);
   const now = new Date();
   return {
@@ -158,3 +152,16 @@ export async function webhookTabData(pool: Queryable, customerId: string, instan
 }
 
 export type WebhookTab = Awaited<ReturnType<typeof webhookTabData>>;
+
+async function readTab(tx: Queryable, customerId: string, instanceId: string): Promise<{ config: WebhookSummary | null; deliveries: ListedDelivery[] }> {
+  let config: WebhookSummary | null = null;
+  try {
+    config = await showWebhook(tx, instanceId, { customerId });
+  } catch (error) {
+    if (!(error instanceof WebhookError)) throw error;
+    if (error.refusal === 'no_instance') throw new PageError(404, NO_SUCH_INSTANCE.title, NO_SUCH_INSTANCE.message, { href: '/instances', label: 'Your instances' });
+    if (error.refusal !== 'no_webhook') throw error;
+  }
+  const deliveries = config ? await readDeliveries(tx, { instanceId, customerId, limit: LOG_SIZE }) : [];
+  return { config, deliveries };
+}
