@@ -20,9 +20,10 @@ REPLICAS="${SERVICE_REPLICAS:-1}"
 
 export API_PORT="${API_PORT:-18000}" POLICY_PORT="${POLICY_PORT:-18010}" DELIVERY_PORT="${DELIVERY_PORT:-18020}" INSTANCE_EVENTS_PORT="${INSTANCE_EVENTS_PORT:-18030}" WEBHOOKS_PORT="${WEBHOOKS_PORT:-18040}" SIM_PORT="${SIM_PORT:-18090}"
 
-# Local runs post customer webhooks to receivers on this machine (the simulator's inbox);
-# production leaves the allowlist empty.
+# Local runs post customer webhooks to receivers on this machine (the simulator's inbox, plain
+# http); production leaves the allowlist empty and http closed (https only by default).
 export WEBHOOK_ALLOW_CIDRS="${WEBHOOK_ALLOW_CIDRS-127.0.0.0/8}"
+export WEBHOOK_ALLOW_HTTP="${WEBHOOK_ALLOW_HTTP-true}"
 
 # name | entry point | the variable holding its port | readiness path | replicated
 SERVICE_DEFS=(
@@ -69,7 +70,7 @@ LOCAL_SETTINGS="${GW_RUN_DIR:-$REPO_ROOT/.run}/local.env"
 write_local_settings() {
   {
     echo "# Written by deploy/local/services.sh start: the settings of the local stack, read by gatewayctl."
-    for name in GATEWAY_ENV GATEWAY_SECRET_KEY_FILE WEBHOOK_ALLOW_CIDRS API_PORT POLICY_PORT DELIVERY_PORT INSTANCE_EVENTS_PORT WEBHOOKS_PORT SIM_PORT; do
+    for name in GATEWAY_ENV GATEWAY_SECRET_KEY_FILE WEBHOOK_ALLOW_CIDRS WEBHOOK_ALLOW_HTTP API_PORT POLICY_PORT DELIVERY_PORT INSTANCE_EVENTS_PORT WEBHOOKS_PORT SIM_PORT; do
       echo "$name=${!name}"
     done
   } >"$LOCAL_SETTINGS"

@@ -185,7 +185,7 @@ describe('gatewayctl webhook', () => {
     const created = await ok(LOOPBACK_ALLOWED, 'webhook', 'set', '--instance', account.instance_id, '--url', RECEIVER, '--events', 'all');
     const before = (await endpointRow(account.instance_id))!;
     const rotated = await ok(LOOPBACK_ALLOWED, 'webhook', 'rotate-secret', '--instance', account.instance_id);
-    expect(rotated).toEqual({ instance_id: account.instance_id, signing_secret: expect.stringMatching(SECRET_FORMAT), secret_rotated_at: expect.any(String) });
+    expect(rotated).toEqual({ instance_id: account.instance_id, signing_secret: expect.stringMatching(SECRET_FORMAT), secret_rotated_at: expect.any(String), previous_secret_expires_at: expect.any(String) });
     expect(rotated.signing_secret).not.toBe(created.signing_secret);
     const after = (await endpointRow(account.instance_id))!;
     expect(after.signing_secret_enc).not.toBe(before.signing_secret_enc);

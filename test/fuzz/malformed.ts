@@ -25,13 +25,14 @@ import {
   TEMPLATE_EVENTS,
   type ErrorCode,
 } from '@gw/contract';
-import { envelopeProblem, parseJid } from '@gw/evolution';
+import { DEFAULT_INSTANCE_EVENT_BODY_LIMIT_BYTES } from '@gw/config';
+import { envelopeProblem, parseJid, withoutBinaryFields } from '@gw/evolution';
 import { Rng } from './prng.ts';
 
 export type Endpoint = 'send' | 'pbx' | 'ingest';
 
-/** API_BODY_LIMIT_BYTES (default), PBX_BODY_LIMIT, INSTANCE_EVENT_BODY_LIMIT. */
-export const LIMITS = { send: 64 * 1024, pbx: 256 * 1024, ingest: 1024 * 1024 } as const;
+/** API_BODY_LIMIT_BYTES (default), PBX_BODY_LIMIT, INSTANCE_EVENT_BODY_LIMIT_BYTES (default). */
+export const LIMITS = { send: 64 * 1024, pbx: 256 * 1024, ingest: DEFAULT_INSTANCE_EVENT_BODY_LIMIT_BYTES } as const;
 /** PBX_REPLAY_WINDOW_S (default). */
 export const PBX_WINDOW_S = 300;
 /** Deeper than MAX_JSON_DEPTH (64) is refused (libs/contract findUnsafeText); the fuzz nests at least this deep. */
@@ -1263,7 +1264,7 @@ export function refusalReason(request: FuzzRequest, t: FuzzTargets): string {
     const value = json.value;
     if (typeof value !== 'object' || value === null || Array.isArray(value) || typeof (value as { event?: unknown }).event !== 'string') return 'shape';
     if (scan(value, 65_536).depth > DEEP_ENOUGH - 1) return 'depth';
-    const { apikey: _apikey, ...recorded } = value as Record<string, unknown>;
+    const { apikey: _apikey, ...recorded } = withoutBinaryFields(value as Record<string, unknown>);
     const problem = envelopeProblem(recorded);
     if (problem) return problem;
   }

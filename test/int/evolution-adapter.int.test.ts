@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectInstance, connectionState, createInstance, deleteInstance, logoutInstance, ManagerBreakers, ManagerHttpError, sendText, setWebhook } from '@gw/evolution';
+import { connectInstance, connectionState, createInstance, deleteInstance, logoutInstance, ManagerBreakers, ManagerHttpError, sendText, setWebhook, waitUntilClosed } from '@gw/evolution';
 import { startSimulator, type Harness } from '../../services/instance-simulator/src/testing/sim-harness.ts';
 
 let sim: Harness;
@@ -36,7 +36,7 @@ describe('Evolution API v2 adapter against the simulator over HTTP', () => {
 
     expect(await connectionState(sim.baseUrl, token, 'adapter-a')).toBe('open');
     await logoutInstance(sim.baseUrl, token, 'adapter-a');
-    expect(await connectionState(sim.baseUrl, token, 'adapter-a')).toBe('close');
+    await waitUntilClosed(sim.baseUrl, token, 'adapter-a', 2000);
     await deleteInstance(sim.baseUrl, sim.globalKey, 'adapter-a');
     await expect(connectionState(sim.baseUrl, sim.globalKey, 'adapter-a')).rejects.toThrow(/404/);
     // Gone: the status is there for a caller to tell "already deleted" from a refusal.
@@ -45,11 +45,9 @@ describe('Evolution API v2 adapter against the simulator over HTTP', () => {
     expect(again).toMatchObject({ status: 404, message: 'instance manager answered HTTP 404 to delete' });
   });
 
-  it('refuses to delete a connected instance (400), as Evolution does: it is logged out first', async () => {
+  it('deletes a connected instance, as Evolution 2.3+ does (it logs it out first)', async () => {
     const token = (await createInstance(sim.baseUrl, sim.globalKey, 'adapter-c', 5000, { qrcode: false })).token!;
     await sim.call('POST', '/sim/instances/adapter-c/pair');
-    await expect(deleteInstance(sim.baseUrl, token, 'adapter-c')).rejects.toMatchObject({ status: 400 });
-    await logoutInstance(sim.baseUrl, token, 'adapter-c');
     await deleteInstance(sim.baseUrl, token, 'adapter-c');
     await expect(connectionState(sim.baseUrl, sim.globalKey, 'adapter-c')).rejects.toMatchObject({ status: 404 });
   });

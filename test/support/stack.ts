@@ -128,6 +128,8 @@ export async function startStack(services: StackServiceName[] = ['api', 'policy'
     STOP_WITH_PARENT_PID: String(process.pid),
     SEND_DEADLINE_MS: '15000',
     DELIVERY_SEND_TIMEOUT_MS: '2000',
+    // The test receivers are plain http on loopback (https only is the default: docs/webhooks.md).
+    WEBHOOK_ALLOW_HTTP: 'true',
     ...extraEnv,
   };
   const children = new Map<StackProcess, ChildProcess>();

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { sql, UniqueIntegrityConstraintViolationError, z, type Queryable } from '@gw/db';
 import { connectionState, createInstance as createOnManager } from '@gw/evolution';
 import { newId, type SecretBox } from '@gw/security';
@@ -44,28 +45,36 @@ const summary = (row: z.infer<typeof InstanceRow>): InstanceSummary => ({ id: ro
 export async function createInstance(pool: Queryable, box: SecretBox, input: CreateInstanceInput) {
   await requireCustomer(pool, input.customerId);
   if (!/^[A-Za-z0-9._-]{1,64}$/.test(input.name)) throw new AccountError('invalid', 'Instance names use letters, digits, ".", "_" and "-" (at most 64).');
-  // Checked before the manager is asked, so a taken name leaves no instance behind on the manager
-  // (the unique index still decides a race).
-  if (await pool.exists(sql.typeAlias('void')`SELECT FROM instances WHERE customer_id = ${input.customerId} AND name = ${input.name} AND deleted_at IS NULL`)) {
-    throw new AccountError('conflict', `The customer already has an instance named ${input.name}.`);
-  }
-  const id = newId('ins');
-  const managerInstance = input.managerInstance ?? `${input.name}-${id.slice(-8)}`;
-  let apiKey = input.managerApiKey;
-  if (input.createOnManager) {
-    const created = await createOnManager(input.managerUrl, input.managerApiKey, managerInstance);
-    // Keep the instance's own token where the manager issued one: it can reach only this instance.
-    if (created.token) apiKey = created.token;
-  }
-  try {
-    await pool.query(sql.typeAlias('void')`
-      INSERT INTO instances (id, customer_id, name, manager_url, manager_instance, manager_api_key_enc)
-      VALUES (${id}, ${input.customerId}, ${input.name}, ${input.managerUrl}, ${managerInstance}, ${box.seal(apiKey)})`);
-  } catch (error) {
-    if (error instanceof UniqueIntegrityConstraintViolationError) throw new AccountError('conflict', `The customer already has an instance named ${input.name}.`);
-    throw error;
-  }
-  return { instance_id: id, instance_name: input.name, manager_instance: managerInstance, manager_url: input.managerUrl };
+  // One create of a customer's name at a time (the lock is the transaction's): two at once would
+  // otherwise share the manager's name below, and the second would replace the first's instance.
+  return pool.transaction(async (tx) => {
+    await tx.query(sql.typeAlias('void')`SELECT FROM pg_advisory_xact_lock(hashtext(${`instances/${input.customerId}/${input.name}`}))`);
+    // Checked before the manager is asked, so a taken name leaves no instance behind on the manager
+    // (the unique index still decides a race).
+    if (await tx.exists(sql.typeAlias('void')`SELECT FROM instances WHERE customer_id = ${input.customerId} AND name = ${input.name} AND deleted_at IS NULL`)) {
+      throw new AccountError('conflict', `The customer already has an instance named ${input.name}.`);
+    }
+    const id = newId('ins');
+    // Named after the customer and the name, not this try: a try that timed out after the manager
+    // had created the instance leaves it under the same name, and the next try replaces it
+    // (replaceLeftover) instead of leaving a stray instance pairing on the manager.
+    const managerInstance = input.managerInstance ?? `${input.name}-${createHash('sha256').update(input.customerId).digest('hex').slice(0, 8)}`;
+    let apiKey = input.managerApiKey;
+    if (input.createOnManager) {
+      const created = await createOnManager(input.managerUrl, input.managerApiKey, managerInstance, undefined, { replaceLeftover: true });
+      // Keep the instance's own token where the manager issued one: it can reach only this instance.
+      if (created.token) apiKey = created.token;
+    }
+    try {
+      await tx.query(sql.typeAlias('void')`
+        INSERT INTO instances (id, customer_id, name, manager_url, manager_instance, manager_api_key_enc)
+        VALUES (${id}, ${input.customerId}, ${input.name}, ${input.managerUrl}, ${managerInstance}, ${box.seal(apiKey)})`);
+    } catch (error) {
+      if (error instanceof UniqueIntegrityConstraintViolationError) throw new AccountError('conflict', `The customer already has an instance named ${input.name}.`);
+      throw error;
+    }
+    return { instance_id: id, instance_name: input.name, manager_instance: managerInstance, manager_url: input.managerUrl };
+  });
 }
 
 /** The customer's instances, oldest first; deleted ones are not listed. */

@@ -58,6 +58,20 @@ export interface GatewayConfig {
     reappendAfterMs: number;
     /** A request must have arrived whole within this long (a client that trickles its body is cut off with 408). */
     requestTimeoutMs: number;
+    /**
+     * The largest instance manager webhook body taken (INSTANCE_EVENT_BODY_LIMIT_BYTES): with
+     * "webhook base64" on, Evolution posts each media file inside the event; its bytes are dropped
+     * before the event is recorded (docs/decisions.md "Instance manager media bodies").
+     */
+    instanceEventBodyLimitBytes: number;
+    /**
+     * API_TRUSTED_PROXIES: the ingress's addresses or CIDR ranges (comma-separated) whose
+     * X-Forwarded-For is believed for the client address (per-address limits). Empty (the
+     * default): none, the socket's address is the client's.
+     */
+    trustedProxies: string[];
+    /** API_METRICS_TOKEN: when set, GET /metrics answers only `Authorization: Bearer <token>` (404 otherwise). Empty: public, as before. */
+    metricsToken: string;
   };
   /** The customer dashboard's accounts and sessions (docs/dashboard.md). */
   dashboard: {
@@ -100,6 +114,13 @@ export interface GatewayConfig {
     ackDeadlineMs: number;
     /** Attempts of a message the manager confirms it does not have, before it is failed for good. */
     maxAttempts: number;
+    /**
+     * How long past the send timeout a manager may still be carrying out a send whose caller gave
+     * up (Evolution finishes abandoned requests): an absence in its store counts only after it.
+     */
+    sendSettleMs: number;
+    /** How long the resolver trusts what it learned about an instance's message store (on or off). */
+    storeEvidenceTtlMs: number;
   };
   /** Keyword lists are matched against an inbound message's whole text, case-insensitive. */
   instanceEvents: {
@@ -138,7 +159,13 @@ export interface GatewayConfig {
     disableAfterMs: number;
     /** Ranges opened despite the SSRF block list (empty in production; 127.0.0.0/8 for local runs). */
     allowCidrs: string[];
+    /**
+     * Refuse http:// destinations: true unless WEBHOOK_ALLOW_HTTP=true opens them (local runs and
+     * the test stack do); WEBHOOK_HTTPS_ONLY=true, the older switch, still forces it.
+     */
     httpsOnly: boolean;
+    /** After a signing secret is rotated, the old one keeps signing beside the new one this long. */
+    secretOverlapMs: number;
     /** Attempts in flight in one process, and per endpoint. */
     concurrency: number;
     endpointConcurrency: number;
@@ -208,6 +235,9 @@ function str(env: Env, name: string, fallback: string): string {
 }
 
 /** Where deploy/local/services.sh writes the settings of a local stack. */
+/** 32 MiB: a WhatsApp photo or voice note in base64 with room to spare (larger media is refused with 413, and retried by the manager). */
+export const DEFAULT_INSTANCE_EVENT_BODY_LIMIT_BYTES = 32 * 1024 * 1024;
+
 export const LOCAL_SETTINGS_FILE = `${REPO_ROOT}.run/local.env`;
 
 /**
@@ -274,6 +304,9 @@ export function loadConfig(env: Env = process.env): GatewayConfig {
       pbxReplayWindowSeconds: int(env, 'PBX_REPLAY_WINDOW_S', 300),
       reappendAfterMs: int(env, 'IDEMPOTENT_REAPPEND_AFTER_MS', 5_000),
       requestTimeoutMs: int(env, 'API_REQUEST_TIMEOUT_MS', 10_000),
+      instanceEventBodyLimitBytes: int(env, 'INSTANCE_EVENT_BODY_LIMIT_BYTES', DEFAULT_INSTANCE_EVENT_BODY_LIMIT_BYTES),
+      trustedProxies: list(env, 'API_TRUSTED_PROXIES', []),
+      metricsToken: str(env, 'API_METRICS_TOKEN', ''),
     },
     dashboard: {
       sessionIdleMs: int(env, 'DASHBOARD_SESSION_IDLE_MS', 30 * 60_000),
@@ -303,6 +336,8 @@ export function loadConfig(env: Env = process.env): GatewayConfig {
       resolveAfterMs: int(env, 'DELIVERY_RESOLVE_AFTER_MS', sendTimeoutMs + 3_000),
       ackDeadlineMs: int(env, 'ACK_DEADLINE_MS', 600_000),
       maxAttempts: Math.max(1, int(env, 'DELIVERY_MAX_ATTEMPTS', 3)),
+      sendSettleMs: int(env, 'DELIVERY_SEND_SETTLE_MS', 30_000),
+      storeEvidenceTtlMs: int(env, 'DELIVERY_STORE_EVIDENCE_TTL_MS', 300_000),
     },
     instanceEvents: {
       host: str(env, 'INSTANCE_EVENTS_HOST', '127.0.0.1'),
@@ -320,7 +355,8 @@ export function loadConfig(env: Env = process.env): GatewayConfig {
       attemptTimeoutMs: int(env, 'WEBHOOK_TIMEOUT_MS', 15_000),
       disableAfterMs: int(env, 'WEBHOOK_DISABLE_AFTER_MS', 5 * 24 * 3_600_000),
       allowCidrs: list(env, 'WEBHOOK_ALLOW_CIDRS', []),
-      httpsOnly: str(env, 'WEBHOOK_HTTPS_ONLY', 'false') === 'true',
+      httpsOnly: str(env, 'WEBHOOK_ALLOW_HTTP', 'false') !== 'true' || str(env, 'WEBHOOK_HTTPS_ONLY', 'false') === 'true',
+      secretOverlapMs: int(env, 'WEBHOOK_SECRET_OVERLAP_MS', 24 * 3_600_000),
       concurrency: int(env, 'WEBHOOK_CONCURRENCY', 256),
       endpointConcurrency: int(env, 'WEBHOOK_ENDPOINT_CONCURRENCY', 16),
       pollMs: int(env, 'WEBHOOK_POLL_MS', 250),

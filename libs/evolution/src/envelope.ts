@@ -24,9 +24,52 @@ const JID_FIELDS: Record<string, Array<{ path: string[]; required?: boolean }>> 
   'group.update': [{ path: ['id'] }],
   'group-participants.update': [{ path: ['id'] }],
   'group.participants.update': [{ path: ['id'] }],
-  'chats.upsert': [{ path: ['remoteJid'] }, { path: ['id'] }],
-  'chats.update': [{ path: ['remoteJid'] }, { path: ['id'] }],
+  // data[].id of a chat is the manager's database row id (a cuid), not a JID: chats.upsert posts
+  // `[{ ...existingChat, name }]` (whatsapp.baileys.service.ts l.1173 in 2.3.6, l.1191 in 2.3.7,
+  // l.1361 in 2.4.0-rc2). The chat is remoteJid.
+  'chats.upsert': [{ path: ['remoteJid'] }],
+  'chats.update': [{ path: ['remoteJid'] }],
 };
+
+/**
+ * Fields that carry media bytes we never read: with "webhook base64" on, the manager adds the
+ * whole file as message.base64 (whatsapp.baileys.service.ts l.1318 in 2.3.6), and each media
+ * message carries thumbnails, keys and hashes (deserializeMessageBuffers turns Baileys' Buffers
+ * into Uint8Arrays, which JSON writes as {"0":…,"1":…}). A QR's image (qrcode.base64) is one too.
+ */
+const BINARY_FIELDS = new Set([
+  'base64',
+  'jpegThumbnail',
+  'pngThumbnail',
+  'thumbnail',
+  'mediaKey',
+  'fileSha256',
+  'fileEncSha256',
+  'thumbnailSha256',
+  'thumbnailEncSha256',
+  'midQualityFileSha256',
+  'midQualityFileEncSha256',
+  'streamingSidecar',
+  'scansSidecar',
+  'waveform',
+  'messageSecret',
+]);
+
+const STRIP_DEPTH = 65;
+
+/**
+ * The envelope without its binary fields, at any depth (a copy; the input is not changed). Done
+ * before the safety check and before the record is appended, so the record stays small and a
+ * media message with a caption is not refused for the size of its file.
+ */
+export function withoutBinaryFields<T>(value: T, depth = 0): T {
+  // Past the depth findUnsafeText refuses (64), left as it is: no deep recursion on hostile input.
+  if (typeof value !== 'object' || value === null || depth > STRIP_DEPTH) return value;
+  if (Array.isArray(value)) return value.map((item) => withoutBinaryFields(item, depth + 1)) as T;
+  const out: Record<string, unknown> = {};
+  for (const [key, inner] of Object.entries(value)) if (!BINARY_FIELDS.has(key)) out[key] = withoutBinaryFields(inner, depth + 1);
+  return out as T;
+}
 
 /**
  * Why the envelope is refused, or null when it may be recorded and mapped. The reason names the

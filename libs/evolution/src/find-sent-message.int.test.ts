@@ -2,7 +2,7 @@ import { createServer } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createOpenInstance, startSimulator, type Harness } from '../../../services/instance-simulator/src/testing/sim-harness.ts';
 import { findMessages } from './find-messages.ts';
-import { findSentMessage, type FindSentMessageRequest } from './find-sent-message.ts';
+import { findSentMessage, storeHolds, type FindSentMessageRequest } from './find-sent-message.ts';
 import { sendText } from './send-text.ts';
 
 let sim: Harness;
@@ -130,5 +130,28 @@ describe('findSentMessage against the simulator', () => {
     const result = await lookup('any', '+14155550100', 'hello', { managerUrl: `http://127.0.0.1:${port}` });
 
     expect(result).toEqual({ kind: 'unreachable', detail: expect.stringContaining('ECONNREFUSED') });
+  });
+});
+
+describe('storeHolds: is the store known to keep the messages the instance sends', () => {
+  const holds = (instance: string, providerMessageId: string) =>
+    storeHolds({ managerUrl: sim.baseUrl, apiKey: sim.globalKey, instance, providerMessageId, timeoutMs: 5_000 });
+
+  it('held when the store shows a message known sent; not held when the manager stores nothing; unreachable on a 500', async () => {
+    const name = freshName();
+    await createOpenInstance(sim, name);
+    const kept = await sendThroughClient(name, '+14155550140', 'kept');
+    expect(await holds(name, kept)).toEqual({ kind: 'held' });
+
+    await sim.call('PUT', '/sim/storage', { body: { instance: name, save_new_messages: false } });
+    try {
+      const notKept = await sendThroughClient(name, '+14155550140', 'not kept');
+      expect(await holds(name, notKept)).toEqual({ kind: 'not_held' });
+    } finally {
+      await sim.call('PUT', '/sim/storage', { body: { instance: name, save_new_messages: true } });
+    }
+
+    await sim.call('PUT', '/sim/faults', { body: { instance: name, mode: 'find_error_5xx', count: 1 } });
+    expect(await holds(name, kept)).toMatchObject({ kind: 'unreachable' });
   });
 });

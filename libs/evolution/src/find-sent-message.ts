@@ -93,3 +93,25 @@ export async function findSentMessage(req: FindSentMessageRequest): Promise<Find
   }
   return oldest ? { kind: 'found', providerMessageId: oldest.key.id } : { kind: 'absent' };
 }
+
+export interface StoreHoldsRequest {
+  managerUrl: string;
+  apiKey: string;
+  instance: string;
+  /** key.id of a message the manager is known to have sent (its sendText answered with it, or its store showed it). */
+  providerMessageId: string;
+  timeoutMs: number;
+}
+
+/**
+ * Whether the manager's store keeps the messages it sends: does it hold one it is known to have
+ * sent? Evolution stores a sent message before answering sendText, and only with
+ * DATABASE_SAVE_DATA_NEW_MESSAGE on (whatsapp.baileys.service.ts sendMessageWithTyping); with it
+ * off findMessages answers 200 with no records, which reads like an absence. So an absence proves
+ * nothing unless the store is known to be on. One page of one record, by key.id.
+ */
+export async function storeHolds(req: StoreHoldsRequest): Promise<{ kind: 'held' } | { kind: 'not_held' } | { kind: 'unreachable'; detail: string }> {
+  const answer = await findMessages(req.managerUrl, req.apiKey, req.instance, { where: { key: { id: req.providerMessageId, fromMe: true } }, page: 1, offset: 1 }, req.timeoutMs);
+  if (answer.kind === 'failed') return { kind: 'unreachable', detail: answer.detail };
+  return answer.page.records.some((r) => r.key.id === req.providerMessageId) ? { kind: 'held' } : { kind: 'not_held' };
+}

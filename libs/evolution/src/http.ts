@@ -17,6 +17,38 @@ export interface CallOptions {
 }
 
 /**
+ * Evolution 2.4 refuses every business route until the server is activated in its manager UI:
+ * HTTP 503 `{error: 'service not activated', code: 'LICENSE_REQUIRED', register_url, message, ...}`
+ * (tag 2.4.0-rc2, src/licensing/runtime.ts gateMiddleware, mounted before the router in src/main.ts).
+ */
+export function isLicenseRequired(status: number, body: unknown): boolean {
+  return status === 503 && (body as { code?: unknown } | null)?.code === 'LICENSE_REQUIRED';
+}
+
+type LicenseListener = (operation: string) => void;
+const licenseListeners = new Set<LicenseListener>();
+
+/**
+ * Calls `listener` with the operation (the route template, e.g. /message/sendText/{instance}) each
+ * time a manager answers LICENSE_REQUIRED; a process counts them (gateway_manager_license_required_total).
+ * Returns the unsubscribe.
+ */
+export function onManagerLicenseRequired(listener: LicenseListener): () => void {
+  licenseListeners.add(listener);
+  return () => licenseListeners.delete(listener);
+}
+
+function notifyLicenseRequired(operation: string): void {
+  for (const listener of licenseListeners) {
+    try {
+      listener(operation);
+    } catch {
+      // A counter must never fail the call it counts.
+    }
+  }
+}
+
+/**
  * One call to a manager, bounded as a whole by `timeoutMs` (connecting, the answer's head and its
  * body together): the delivery resolver relies on no call outliving its attempt by more than that.
  */
@@ -49,6 +81,7 @@ export async function callManager(
     } catch {
       // Not JSON: keep the text for the failure detail.
     }
+    if (isLicenseRequired(response.statusCode, parsed)) notifyLicenseRequired(options.route ?? method);
     return { status: response.statusCode, body: parsed };
   });
 }

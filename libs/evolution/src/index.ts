@@ -1,9 +1,26 @@
 export { sendText, type SendTextRequest, type SendTextResult } from './send-text.ts';
 export { ManagerBreakers, type BreakerSettings } from './breaker.ts';
-export { createInstance, connectionState, connectInstance, logoutInstance, deleteInstance, setWebhook, ManagerHttpError } from './instances.ts';
-export { callManager } from './http.ts';
+export {
+  createInstance,
+  connectionState,
+  connectInstance,
+  logoutInstance,
+  waitUntilClosed,
+  restartPairing,
+  deleteInstance,
+  setWebhook,
+  ManagerHttpError,
+  LICENSE_REQUIRED_WORDS,
+  CONNECT_DELAY_MS,
+  type CreatedInstance,
+  type CreateInstanceOptions,
+  type ManagerErrorCode,
+  type Pairing,
+} from './instances.ts';
+export { callManager, isLicenseRequired, onManagerLicenseRequired } from './http.ts';
 export { parseJid, phoneOfJid, type Jid } from './jid.ts';
-export { envelopeProblem, eventName, MANAGER_TEXT_MAX } from './envelope.ts';
+export { envelopeProblem, eventName, MANAGER_TEXT_MAX, withoutBinaryFields } from './envelope.ts';
+export { canonicalLid, identityOf, isCanonicalLid, type Identity } from './identity.ts';
 export {
   findMessages,
   type FindMessagesQuery,
@@ -12,5 +29,5 @@ export {
   type MessageKey,
   type MessageRecord,
 } from './find-messages.ts';
-export { findSentMessage, type FindSentMessageRequest, type FindSentMessageResult } from './find-sent-message.ts';
+export { findSentMessage, storeHolds, type FindSentMessageRequest, type FindSentMessageResult, type StoreHoldsRequest } from './find-sent-message.ts';
 export { candidateJids } from './whatsapp-jids.ts';

@@ -1,11 +1,12 @@
 import type { TraceContext } from '@gw/tracing';
-import { callManager } from './http.ts';
+import { callManager, isLicenseRequired } from './http.ts';
+import { LICENSE_REQUIRED_WORDS } from './instances.ts';
 
 /** The outcome of one sendText call, classified for the delivery stage. */
 export type SendTextResult =
   | { kind: 'accepted'; providerMessageId: string; providerStatus: string }
   /** Certainly not sent: the manager refused (e.g. the number is not on the network) or was unreachable. */
-  | { kind: 'failed'; reason: 'unknown_number' | 'manager_rejected' | 'manager_error' | 'manager_unavailable' | 'circuit_open'; detail: string }
+  | { kind: 'failed'; reason: 'unknown_number' | 'manager_rejected' | 'manager_license_required' | 'manager_error' | 'manager_unavailable' | 'circuit_open'; detail: string }
   /** The request may have been sent (timeout or connection lost mid-request): never resend blindly. */
   | { kind: 'ambiguous'; detail: string };
 
@@ -51,6 +52,9 @@ export async function sendText(req: SendTextRequest): Promise<SendTextResult> {
       const providerStatus = (body as { status?: unknown }).status;
       return { kind: 'accepted', providerMessageId: key.id, providerStatus: typeof providerStatus === 'string' ? providerStatus : 'PENDING' };
     }
+    // Evolution 2.4's licence gate answers before the router: certainly not sent, and a healthy
+    // manager (the breaker does not count it). The detail is the gateway's words, not the manager's body.
+    if (isLicenseRequired(status, body)) return { kind: 'failed', reason: 'manager_license_required', detail: LICENSE_REQUIRED_WORDS };
     if (status === 400 && hasNonExistentNumber(body)) return { kind: 'failed', reason: 'unknown_number', detail: 'the number is not on the network' };
     if (status >= 400 && status < 500) return { kind: 'failed', reason: 'manager_rejected', detail: `manager answered ${status}: ${summary(body)}` };
     return { kind: 'failed', reason: 'manager_error', detail: `manager answered ${status}` };

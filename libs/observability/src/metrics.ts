@@ -10,6 +10,8 @@ export interface ServiceMetrics {
   deadLetters: Counter<'group' | 'topic'>;
   /** Failed tries of a stage: transient (infrastructure away, retried) or record (counted towards dead-lettering). */
   stageFailures: Counter<'group' | 'kind'>;
+  /** Calls an instance manager refused with 503 LICENSE_REQUIRED (Evolution 2.4 not activated), by operation (route template; never an instance name). */
+  managerLicenseRequired: Counter<'operation'>;
 }
 
 export function createMetrics(service: string, withDefaults = true): ServiceMetrics {
@@ -47,6 +49,12 @@ export function createMetrics(service: string, withDefaults = true): ServiceMetr
       name: 'gateway_stage_failures_total',
       help: 'Failed tries of a consumer stage: transient (retried until the infrastructure is back) or record (counted towards dead-lettering)',
       labelNames: ['group', 'kind'],
+      registers: [registry],
+    }),
+    managerLicenseRequired: new Counter({
+      name: 'gateway_manager_license_required_total',
+      help: 'Calls an instance manager refused because it is not activated (Evolution 2.4: HTTP 503 LICENSE_REQUIRED), by operation',
+      labelNames: ['operation'],
       registers: [registry],
     }),
   };

@@ -1,5 +1,5 @@
 import { sql, type Queryable } from '@gw/db';
-import type { PolicyEvent } from '@gw/policy';
+import { recipientKey, type PolicyEvent } from '@gw/policy';
 
 /** A change of the suppressions table; each is also a suppression_history row (with its cause). */
 export interface SuppressionOp {
@@ -12,6 +12,8 @@ export interface SuppressionOp {
   at: number;
   instance_id: string | null;
   inbound_message_id: string | null;
+  /** The linked id (or number) this change was carried over from by the engine; null for a fact's own change. */
+  linked_from: string | null;
 }
 
 /**
@@ -40,13 +42,15 @@ export class ProjectionChanges {
         this.suppressions.push({
           op: event.type === 'RecipientSuppressed' ? 'add' : 'remove',
           customer_id: event.customerId,
-          recipient: event.recipient,
+          // The key the engine keeps it under (E.164, or a canonical linked id), so both agree.
+          recipient: recipientKey(event.recipient),
           source: event.source,
           reason: event.reason ?? '',
           created_by: event.by,
           at: event.at,
           instance_id: event.instanceId ?? null,
           inbound_message_id: event.inboundMessageId ?? null,
+          linked_from: event.linkedFrom ?? null,
         });
         return;
       default:
@@ -87,9 +91,9 @@ export async function project(db: Queryable, event: PolicyEvent): Promise<void> 
 
 async function writeSuppression(db: Queryable, change: SuppressionOp): Promise<void> {
   await db.query(sql.typeAlias('void')`
-    INSERT INTO suppression_history (customer_id, recipient, action, source, reason, created_by, at, instance_id, inbound_message_id)
+    INSERT INTO suppression_history (customer_id, recipient, action, source, reason, created_by, at, instance_id, inbound_message_id, linked_from)
     VALUES (${change.customer_id}, ${change.recipient}, ${change.op === 'add' ? 'suppressed' : 'unsuppressed'}, ${change.source}, ${change.reason},
-            ${change.created_by}, to_timestamp(${change.at} / 1000.0), ${change.instance_id}, ${change.inbound_message_id})`);
+            ${change.created_by}, to_timestamp(${change.at} / 1000.0), ${change.instance_id}, ${change.inbound_message_id}, ${change.linked_from})`);
   if (change.op === 'add') {
     await db.query(sql.typeAlias('void')`
       INSERT INTO suppressions (customer_id, recipient, source, reason, created_by, created_at)

@@ -14,6 +14,7 @@ export type PolicyEvent =
   | AllowedPurposesChanged
   | RecipientSuppressed
   | RecipientUnsuppressed
+  | RecipientIdentityLinked
   | InstancePausedForReview
   | InstanceResumed
   | SendDecided
@@ -74,7 +75,10 @@ export type SuppressionSource = 'manual' | 'opt_out';
 
 export interface RecipientSuppressed extends Base {
   type: 'RecipientSuppressed';
-  /** Normalised to E.164 by evolve; an unparseable value is kept as given (it matches nothing). */
+  /**
+   * Normalised to E.164 by evolve, or a canonical linked id (`<digits>@lid`) when the chat network
+   * hid the sender's number (kept as given). Any other unparseable value is kept and matches nothing.
+   */
   recipient: string;
   source: SuppressionSource;
   reason: string;
@@ -83,6 +87,11 @@ export interface RecipientSuppressed extends Base {
   instanceId?: string;
   /** For opt-outs by keyword: the inbound message (its inbound_messages id) that asked for it. */
   inboundMessageId?: string;
+  /**
+   * Set only on what the engine emits (react): this number's suppression carried over from the
+   * linked id `linkedFrom` it is known to be. It counts nothing against quality (the linked id's did).
+   */
+  linkedFrom?: string;
 }
 
 export interface RecipientUnsuppressed extends Base {
@@ -95,6 +104,19 @@ export interface RecipientUnsuppressed extends Base {
   /** For opt-backs by keyword: the instance and the inbound message that asked for it. */
   instanceId?: string;
   inboundMessageId?: string;
+  /** Set only on what the engine emits: lifted because `linkedFrom` (a number or linked id known to be the same person) was. */
+  linkedFrom?: string;
+}
+
+/**
+ * The chat network told us that linked id `lid` (canonical `<digits>@lid`) is the number `phone`
+ * (E.164) on this instance. From then on a suppression of either covers both (docs/policy.md).
+ */
+export interface RecipientIdentityLinked extends Base {
+  type: 'RecipientIdentityLinked';
+  instanceId: string;
+  lid: string;
+  phone: string;
 }
 
 /** The quality signal figures at the moment of an automatic pause. */

@@ -1,6 +1,7 @@
 import { normalizePhone } from '@gw/contract';
 import { RETENTION } from './config/policy-config.ts';
-import type { PolicyEvent, RecipientSuppressed, SendDecided } from './events.ts';
+import type { PolicyEvent, RecipientIdentityLinked, RecipientSuppressed, SendDecided } from './events.ts';
+import { canonicalLinkedId, recipientKey } from './linked-ids.ts';
 import { countQuality } from './quality/quality-buckets.ts';
 import { currentWindow } from './rules/quota-rule.ts';
 import type { CustomerPolicyState } from './state.ts';
@@ -40,13 +41,15 @@ function apply(state: CustomerPolicyState, event: PolicyEvent): CustomerPolicySt
     case 'RecipientSuppressed':
       return suppress(state, event);
     case 'RecipientUnsuppressed': {
-      const recipient = e164(event.recipient);
+      const recipient = recipientKey(event.recipient);
       const { [event.source]: _removed, ...rest } = state.suppressed[recipient] ?? {};
       const suppressed = { ...state.suppressed };
       if (Object.keys(rest).length === 0) delete suppressed[recipient];
       else suppressed[recipient] = rest;
       return { ...state, suppressed };
     }
+    case 'RecipientIdentityLinked':
+      return link(state, event);
     case 'InstancePausedForReview':
       return {
         ...state,
@@ -68,17 +71,42 @@ function apply(state: CustomerPolicyState, event: PolicyEvent): CustomerPolicySt
   }
 }
 
-/** Suppression events may come from the dashboard unnormalised; comparisons use E.164. */
-const e164 = (recipient: string): string => normalizePhone(recipient) ?? recipient.trim();
-
+/**
+ * Suppression events may come from the dashboard unnormalised; comparisons use E.164 (a linked id
+ * is kept in its canonical form, see recipientKey).
+ */
 function suppress(state: CustomerPolicyState, event: RecipientSuppressed): CustomerPolicyState {
-  const recipient = e164(event.recipient);
+  const recipient = recipientKey(event.recipient);
+  const entry = { reason: event.reason, by: event.by, at: event.at, ...(event.linkedFrom ? { via: 'linked_id' as const } : {}) };
   const next: CustomerPolicyState = {
     ...state,
-    suppressed: { ...state.suppressed, [recipient]: { ...state.suppressed[recipient], [event.source]: { reason: event.reason, by: event.by, at: event.at } } },
+    suppressed: { ...state.suppressed, [recipient]: { ...state.suppressed[recipient], [event.source]: entry } },
   };
-  if (event.source !== 'opt_out' || !event.instanceId) return next;
+  // A carried-over suppression is the same opt-out again: it was counted once, on the linked id.
+  if (event.source !== 'opt_out' || !event.instanceId || event.linkedFrom) return next;
   return { ...next, quality: { ...next.quality, [event.instanceId]: countQuality(next.quality[event.instanceId], event.at, { optOuts: 1 }) } };
+}
+
+/**
+ * Remembers on the instance that `lid` is `phone`; a re-link of the lid to another number replaces
+ * the old one. A fact that names no valid lid, number or instance changes nothing (it cannot be
+ * refused any more: it is already in the log).
+ */
+function link(state: CustomerPolicyState, event: RecipientIdentityLinked): CustomerPolicyState {
+  const lid = typeof event.lid === 'string' ? canonicalLinkedId(event.lid) : null;
+  const phone = typeof event.phone === 'string' ? normalizePhone(event.phone) : null;
+  if (!lid || !phone || typeof event.instanceId !== 'string' || event.instanceId === '') return state;
+  const links = state.identities[event.instanceId] ?? { phones: {}, lids: {} };
+  const previous = links.phones[lid];
+  if (previous === phone) return state;
+  const lids = { ...links.lids };
+  if (previous !== undefined) {
+    const left = (lids[previous] ?? []).filter((known) => known !== lid);
+    if (left.length === 0) delete lids[previous];
+    else lids[previous] = left;
+  }
+  lids[phone] = [...(lids[phone] ?? []), lid];
+  return { ...state, identities: { ...state.identities, [event.instanceId]: { phones: { ...links.phones, [lid]: phone }, lids } } };
 }
 
 /** What a decision changes: the quality counters, and for an accepted send the quotas, the bucket and the recent sends. */

@@ -1,9 +1,10 @@
 export { decide, PolicyInputError, type DecideResult } from './decide.ts';
 export { evolve } from './evolve.ts';
+export { canonicalLinkedId, isLinkedId, recipientKey } from './linked-ids.ts';
 export { react, handle, handleCommand } from './react.ts';
 export { createPolicy, PolicyConfigError, type Policy } from './policy.ts';
 export { replay, run, type PolicyInput, type RunResult } from './replay.ts';
-export { initialPolicyState, upgradeState, STATE_VERSION, type CustomerPolicyState, type QualityBucket } from './state.ts';
+export { initialPolicyState, upgradeState, STATE_VERSION, type CustomerPolicyState, type QualityBucket, type IdentityLinks, type SuppressionEntry } from './state.ts';
 export type { RecentSend, RecentSendsHour } from './time/recent-sends.ts';
 export { RecentSendsCache } from './time/recent-sends-cache.ts';
 export { RULES } from './rules/index.ts';

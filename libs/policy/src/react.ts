@@ -1,6 +1,7 @@
 import { decide, type DecideResult } from './decide.ts';
 import type { PolicyEvent } from './events.ts';
 import { evolve } from './evolve.ts';
+import { carryOverSuppressions } from './linked-suppressions.ts';
 import type { Policy } from './policy.ts';
 import { autoPauseCheck } from './quality/auto-pause.ts';
 import type { CustomerPolicyState } from './state.ts';
@@ -9,7 +10,8 @@ import type { SendCommand } from './types.ts';
 
 /**
  * What the engine does after folding an event: a refused send, a failed delivery or an opt-out
- * may tip an instance's quality over its threshold. `state` must already include `event`.
+ * may tip an instance's quality over its threshold; a suppression or a learned linked id carries
+ * over to the numbers and linked ids of the same person. `state` must already include `event`.
  */
 export function react(event: PolicyEvent, state: CustomerPolicyState, policy: Policy): PolicyEvent[] {
   if (event.customerId !== state.customerId) return [];
@@ -18,8 +20,14 @@ export function react(event: PolicyEvent, state: CustomerPolicyState, policy: Po
       return autoPauseCheck(state, event.instanceId, event.at, policy.config);
     case 'DeliveryOutcomeRecorded':
       return event.delivered ? [] : autoPauseCheck(state, event.instanceId, event.at, policy.config);
-    case 'RecipientSuppressed':
-      return event.source === 'opt_out' && event.instanceId ? autoPauseCheck(state, event.instanceId, event.at, policy.config) : [];
+    case 'RecipientSuppressed': {
+      const carried = carryOverSuppressions(event, state);
+      const counted = event.source === 'opt_out' && event.instanceId && !event.linkedFrom;
+      return counted ? [...carried, ...autoPauseCheck(state, event.instanceId!, event.at, policy.config)] : carried;
+    }
+    case 'RecipientUnsuppressed':
+    case 'RecipientIdentityLinked':
+      return carryOverSuppressions(event, state);
     default:
       return [];
   }

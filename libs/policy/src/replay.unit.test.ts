@@ -114,4 +114,11 @@ describe('stored snapshots', () => {
     expect(upgradeState({ nope: 1 })).toBeNull();
     expect(upgradeState({ ...state, stateVersion: 99 })).toBeNull();
   });
+
+  it('upgradeState reads a version-3 snapshot (before linked ids) with no identities', async () => {
+    const { upgradeState, STATE_VERSION } = await import('./state.ts');
+    const { state } = run(mixedInputs(), CUSTOMER, POLICY);
+    const { identities: _identities, ...v3 } = state;
+    expect(upgradeState(JSON.parse(JSON.stringify({ ...v3, stateVersion: 3 })))).toEqual({ ...state, identities: {}, stateVersion: STATE_VERSION });
+  });
 });

@@ -4,6 +4,7 @@ import { createPool, type Pool } from '@gw/db';
 import { EventCodec, Topics, type AnyEvent, type EventType, type TopicName } from '@gw/events';
 import { KafkaClient, KafkaInspector, type OutgoingRecord, type RunningConsumer, type TransformBatch } from '@gw/kafka';
 import { createLogger, createMetrics, describeError, opsPlugin, type Logger, type ServiceMetrics } from '@gw/observability';
+import { onManagerLicenseRequired } from '@gw/evolution';
 import { startTracing, extractTraceContext, type TraceContext } from '@gw/tracing';
 import { deadLetterRecord, isTransient } from './faults.ts';
 import { traceEvents } from './stage-spans.ts';
@@ -80,6 +81,8 @@ export async function createRuntime(service: string, options: RuntimeOptions = {
   // The collector's origin only: an endpoint URL may carry credentials or a token in its path.
   if (tracing.enabled && config.tracing.tracesUrl) logger.info({ traces: new URL(config.tracing.tracesUrl).origin }, 'starting: exporting traces over OTLP');
   const metrics = createMetrics(service, options.defaultMetrics ?? true);
+  // Every manager call of this process (sends, the dashboard, the resolver) that met an unactivated Evolution 2.4.
+  const stopCountingLicenceRefusals = onManagerLicenseRequired((operation) => metrics.managerLicenseRequired.inc({ operation }));
   const kafka = new KafkaClient({
     brokers: config.kafkaBrokers,
     clientId: `${config.kafkaClientId}-${service}`,
@@ -196,6 +199,7 @@ export async function createRuntime(service: string, options: RuntimeOptions = {
     async close() {
       if (closed) return;
       closed = true;
+      stopCountingLicenceRefusals();
       // Consumers first: they finish their in-flight batch and commit before anything else goes away.
       await stopConsumers();
       await kafka.close();

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deliver } from './deliver.ts';
 import { buildWebhookEvent } from './events.ts';
 import { classifyAttempt, planAfterAttempt } from './retry.ts';
-import { WEBHOOK_HEADERS, buildWebhookHeaders, verifySignature } from './signing.ts';
+import { WEBHOOK_HEADERS, buildWebhookHeaders, generateSigningSecret, verifySignature } from './signing.ts';
 import { WebhookDestinationError, createSsrfGuard, type Resolver } from './ssrf.ts';
 
 // A local receiver on 127.0.0.1. Loopback is blocked by default; tests open it with the allowlist.
@@ -80,7 +80,7 @@ const event = buildWebhookEvent({
   message_purpose: 'support',
   message_id: 'msg_1',
 });
-const secret = 'whsec_int_test';
+const secret = generateSigningSecret();
 const nowSeconds = Math.floor(Date.now() / 1000);
 const headers = buildWebhookHeaders({ event: event.event, deliveryId: 'whd_int1', body: event.body, timestampSeconds: nowSeconds, secret, attempt: 1 });
 

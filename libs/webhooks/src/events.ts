@@ -50,6 +50,12 @@ export interface WebhookEventBase<E extends WebhookEventName = WebhookEventName>
   instance_name: string;
   /** ISO 8601 / RFC 3339 date-time, UTC, e.g. "2025-01-31T12:00:00.000Z". */
   timestamp: string;
+  /**
+   * The delivery's id, as in the webhook-id and X-Chat-Gateway-Delivery headers: the same on every
+   * retry. Added to the body when it is posted (withWebhookId), so the signed bytes carry it too.
+   * An optional field added within v1 (docs/decisions.md, "Standard Webhooks").
+   */
+  webhook_id?: string;
 }
 
 /** A phone number in E.164 form, e.g. "+15551234567". */
@@ -215,6 +221,8 @@ export const WEBHOOK_EVENT_FIELDS: Readonly<Record<WebhookEventName, Readonly<Re
 };
 
 const BASE_KEYS: readonly BaseKeys[] = ['event', 'instance_id', 'instance_name', 'timestamp'];
+/** The body field that carries the delivery id (optional: the stored event body has none yet). */
+export const WEBHOOK_ID_FIELD = 'webhook_id';
 export const E164_PATTERN = /^\+[1-9][0-9]{6,14}$/;
 const DATE_TIME_PATTERN = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/;
 // eslint-disable-next-line no-control-regex
@@ -304,6 +312,7 @@ export function validateWebhookEvent(value: unknown): PayloadIssue[] {
   ) {
     issues.push({ field: 'timestamp', rule: 'format', message: 'timestamp must be an ISO 8601 date-time such as 2025-01-31T12:00:00.000Z' });
   }
+  if (obj[WEBHOOK_ID_FIELD] !== undefined) checkValue(WEBHOOK_ID_FIELD, 'token', obj[WEBHOOK_ID_FIELD], issues);
   if (!isWebhookEventName(event)) return issues;
 
   const spec = WEBHOOK_EVENT_FIELDS[event];
@@ -314,7 +323,7 @@ export function validateWebhookEvent(value: unknown): PayloadIssue[] {
     } else checkValue(field, f.kind, v, issues);
   }
   for (const key of Object.keys(obj)) {
-    if (!(BASE_KEYS as readonly string[]).includes(key) && !(key in spec)) {
+    if (!(BASE_KEYS as readonly string[]).includes(key) && key !== WEBHOOK_ID_FIELD && !(key in spec)) {
       issues.push({ field: key, rule: 'unknown_field', message: `${key} is not a field of ${event}` });
     }
   }
@@ -369,6 +378,23 @@ export function buildWebhookEvent<E extends WebhookEventName>(input: WebhookEven
   return { event: event as E, payload: pre as unknown as WebhookEventOf<E>, body };
 }
 
+/**
+ * The body as posted for one delivery: the stored event body with the delivery id as webhook_id
+ * (appended, the other bytes as stored). Done at send time, so a delivery queued before the field
+ * existed gets it too. A body that is not a JSON object (none is: buildWebhookEvent made it) is
+ * posted as it is rather than stop the worker.
+ */
+export function withWebhookId(body: string, webhookId: string): string {
+  let value: unknown;
+  try {
+    value = JSON.parse(body);
+  } catch {
+    return body;
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return body;
+  return JSON.stringify({ ...(value as Record<string, unknown>), [WEBHOOK_ID_FIELD]: webhookId });
+}
+
 /** Parses and validates a received body (for receivers, tests and the docs' examples). */
 export function parseWebhookEvent(body: string): WebhookEvent {
   let value: unknown;
@@ -408,6 +434,7 @@ export function webhookEventJsonSchema(event: WebhookEventName): Record<string, 
     instance_id: { type: 'string', minLength: 1, maxLength: MAX_TOKEN_LENGTH },
     instance_name: { type: 'string', minLength: 1, maxLength: MAX_TOKEN_LENGTH },
     timestamp: { type: 'string', format: 'date-time' },
+    [WEBHOOK_ID_FIELD]: { type: 'string', minLength: 1, maxLength: MAX_TOKEN_LENGTH, description: 'The delivery id (webhook-id header), the same on every retry' },
   };
   const required: string[] = [...BASE_KEYS];
   for (const [field, f] of Object.entries(spec)) {

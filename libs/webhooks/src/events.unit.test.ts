@@ -10,6 +10,7 @@ import {
   resolveSubscription,
   validateWebhookEvent,
   webhookEventJsonSchema,
+  withWebhookId,
   type WebhookEventName,
 } from './events.ts';
 
@@ -210,5 +211,24 @@ describe('resolveSubscription', () => {
 
   it('given an empty list, then it is refused', () => {
     expect(() => resolveSubscription([])).toThrow(/at least one/);
+  });
+});
+
+describe('withWebhookId', () => {
+  const built = buildWebhookEvent({ event: 'message.sent', instance_id: '7', instance_name: 'Desk', timestamp: '2025-01-31T12:00:00.000Z', to: '+15551234567', message_purpose: 'support' });
+
+  it('appends the delivery id as webhook_id, the stored fields as they were; the result is a valid event', () => {
+    const posted = withWebhookId(built.body, 'whd_0123');
+    expect(posted).toBe(`${built.body.slice(0, -1)},"webhook_id":"whd_0123"}`);
+    expect(parseWebhookEvent(posted)).toMatchObject({ event: 'message.sent', webhook_id: 'whd_0123' });
+    expect(withWebhookId(posted, 'whd_0123')).toBe(posted);
+    expect(webhookEventJsonSchema('message.sent')).toMatchObject({ properties: { webhook_id: { type: 'string' } } });
+    expect((webhookEventJsonSchema('message.sent') as { required: string[] }).required).not.toContain('webhook_id');
+  });
+
+  it('refuses a webhook_id that is not a token, and posts a body that is not a JSON object as it is', () => {
+    expect(validateWebhookEvent({ ...built.payload, webhook_id: '' })).toMatchObject([{ field: 'webhook_id', rule: 'format' }]);
+    expect(withWebhookId('not json', 'whd_1')).toBe('not json');
+    expect(withWebhookId('[1]', 'whd_1')).toBe('[1]');
   });
 });

@@ -10,6 +10,8 @@ export {
   validateWebhookEvent,
   buildWebhookEvent,
   parseWebhookEvent,
+  withWebhookId,
+  WEBHOOK_ID_FIELD,
   webhookEventJsonSchema,
   resolveSubscription,
   subscriptionVocabulary,
@@ -49,7 +51,12 @@ export {
   DELIVERY_ID_PREFIX,
   WEBHOOK_USER_AGENT,
   DEFAULT_SIGNATURE_TOLERANCE_SECONDS,
+  STANDARD_WEBHOOK_HEADERS,
+  STANDARD_SIGNATURE_VERSION,
   sign,
+  signStandard,
+  standardWebhooksKey,
+  standardWebhooksSecret,
   verifySignature,
   generateSigningSecret,
   generateDeliveryId,
@@ -58,7 +65,9 @@ export {
   type SignatureCheck,
   type VerifySignatureInput,
   type WebhookHeadersInput,
+  type SigningSecrets,
 } from './signing.ts';
+export { signingSecretsAt, type StoredSigningSecrets } from './rotation.ts';
 export {
   DEFAULT_RETRY_DELAYS_MS,
   DEFAULT_RETRY_POLICY,

@@ -1,13 +1,26 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 
 /**
- * Signing of outgoing customer webhooks (spec 6.1, 6.2).
+ * Signing of outgoing customer webhooks, two ways side by side (docs/webhooks.md, "Signatures"):
  *
- * signature = "sha256=" + hex(HMAC-SHA256(key = signing secret as UTF-8, message = `${timestamp}.${rawBody}`))
+ * 1. The contract's header (spec 6.1, 6.2), unchanged:
+ *    X-Chat-Gateway-Signature = "sha256=" + hex(HMAC-SHA256(key = signing secret as UTF-8, `${timestamp}.${rawBody}`))
+ * 2. Standard Webhooks (github.com/standard-webhooks/standard-webhooks, spec/standard-webhooks.md,
+ *    "Signature scheme" and "Webhook headers"): webhook-id, webhook-timestamp and
+ *    webhook-signature = "v1," + base64(HMAC-SHA256(key, `${id}.${timestamp}.${rawBody}`)), where
+ *    key is the 32 random bytes our "whsec_" + base64url secret encodes; the same key written the
+ *    standard way ("whsec_" + base64) is what a Standard Webhooks library is given
+ *    (standardWebhooksSecret). Unlike the contract's header, it covers the delivery id, so a
+ *    captured post cannot be replayed under another id.
  *
  * The timestamp is the Unix time in seconds of the attempt (not of the event), so every retry is
  * signed afresh and a receiver can refuse stale replays. The delivery id stays the same on every
  * retry of one event to one endpoint, so a receiver can deduplicate.
+ *
+ * During a secret rotation's overlap (SigningSecrets.previous) both secrets sign: webhook-signature
+ * carries both "v1," signatures (space separated, as the standard allows), and the contract's
+ * single-valued header carries the previous secret's, the one a receiver that has not switched yet
+ * holds (docs/decisions.md, "Webhook secret rotation").
  */
 
 export const WEBHOOK_HEADERS = {
@@ -17,6 +30,18 @@ export const WEBHOOK_HEADERS = {
   delivery: 'X-Chat-Gateway-Delivery',
   attempt: 'X-Chat-Gateway-Attempt',
 } as const;
+
+/** Standard Webhooks headers (spec/standard-webhooks.md, "Webhook headers"), lower case as the spec writes them. */
+export const STANDARD_WEBHOOK_HEADERS = {
+  id: 'webhook-id',
+  timestamp: 'webhook-timestamp',
+  signature: 'webhook-signature',
+} as const;
+
+export const STANDARD_SIGNATURE_VERSION = 'v1';
+/** The standard's symmetric key size bounds (spec: "Between 24 bytes (192 bits) and 64 bytes (512 bits)"). */
+const STANDARD_KEY_MIN_BYTES = 24;
+const STANDARD_KEY_MAX_BYTES = 64;
 
 export const SIGNATURE_PREFIX = 'sha256=';
 export const SIGNING_SECRET_PREFIX = 'whsec_';
@@ -79,6 +104,48 @@ export function verifySignature(input: VerifySignatureInput): SignatureCheck {
   return ok ? { valid: true } : { valid: false, reason: 'mismatch' };
 }
 
+/**
+ * The HMAC key of the Standard Webhooks signature: the bytes our secret encodes after "whsec_"
+ * (base64url as we generate them; standard base64 is read too). A secret that does not encode
+ * 24 to 64 bytes is refused: every secret we issue is 32 random bytes (generateSigningSecret).
+ */
+export function standardWebhooksKey(secret: string): Buffer {
+  const encoded = typeof secret === 'string' && secret.startsWith(SIGNING_SECRET_PREFIX) ? secret.slice(SIGNING_SECRET_PREFIX.length) : '';
+  const key = /^[A-Za-z0-9+/_-]+={0,2}$/.test(encoded) ? Buffer.from(encoded.replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, ''), 'base64url') : Buffer.alloc(0);
+  if (key.length < STANDARD_KEY_MIN_BYTES || key.length > STANDARD_KEY_MAX_BYTES) {
+    throw new TypeError(`signing secret must be "${SIGNING_SECRET_PREFIX}" + base64 of ${STANDARD_KEY_MIN_BYTES}-${STANDARD_KEY_MAX_BYTES} bytes`);
+  }
+  return key;
+}
+
+/**
+ * Our secret as a Standard Webhooks library takes it ("whsec_" + standard base64 of the same
+ * bytes), e.g. `new Webhook(standardWebhooksSecret(secret))` of the npm package standardwebhooks.
+ */
+export function standardWebhooksSecret(secret: string): string {
+  return SIGNING_SECRET_PREFIX + standardWebhooksKey(secret).toString('base64');
+}
+
+/** One "v1,<base64>" signature over `${id}.${timestampSeconds}.${rawBody}` (Standard Webhooks, symmetric). */
+export function signStandard(secret: string, id: string, timestampSeconds: number, rawBody: string | Uint8Array): string {
+  assertTimestamp(timestampSeconds);
+  assertWebhookId(id);
+  const hmac = createHmac('sha256', standardWebhooksKey(secret));
+  hmac.update(`${id}.${timestampSeconds}.`, 'utf8');
+  hmac.update(typeof rawBody === 'string' ? Buffer.from(rawBody, 'utf8') : rawBody);
+  return `${STANDARD_SIGNATURE_VERSION},${hmac.digest('base64')}`;
+}
+
+/**
+ * The id is signed with "." as the delimiter and sent as a header: the standard asks that it not be
+ * user controlled nor contain ".", and a header must not carry CR/LF.
+ */
+function assertWebhookId(id: string): void {
+  if (typeof id !== 'string' || !/^[A-Za-z0-9_-]{1,128}$/.test(id)) {
+    throw new TypeError('deliveryId must be 1-128 characters of A-Z a-z 0-9 _ -');
+  }
+}
+
 /** A new signing secret: "whsec_" + base64url of 32 random bytes (43 characters). */
 export function generateSigningSecret(): string {
   return SIGNING_SECRET_PREFIX + randomBytes(32).toString('base64url');
@@ -97,6 +164,12 @@ export function deliveryIdFor(eventId: string, instanceId: string): string {
   return DELIVERY_ID_PREFIX + createHash('sha256').update(`${eventId}\n${instanceId}`, 'utf8').digest('hex').slice(0, 32);
 }
 
+/** The secrets that sign one attempt: the current one, and the previous one while its overlap lasts. */
+export interface SigningSecrets {
+  readonly current: string;
+  readonly previous?: string | null;
+}
+
 export interface WebhookHeadersInput {
   readonly event: string;
   /** Stable across retries of the same event to the same endpoint. */
@@ -105,8 +178,11 @@ export interface WebhookHeadersInput {
   readonly body: string;
   /** Unix seconds of this attempt. */
   readonly timestampSeconds: number;
-  /** When absent, no signature header is sent (spec 6.1: only when a secret is configured). */
-  readonly secret?: string | null;
+  /**
+   * The endpoint's secret, or its secrets during a rotation's overlap (signingSecretsAt). When
+   * absent, no signature header is sent (spec 6.1: only when a secret is configured).
+   */
+  readonly secret?: string | SigningSecrets | null;
   /** 1-based attempt number; sent as X-Chat-Gateway-Attempt when given. */
   readonly attempt?: number;
 }
@@ -114,9 +190,7 @@ export interface WebhookHeadersInput {
 /** Request headers for one attempt. Names are in canonical case; HTTP treats them case-insensitively. */
 export function buildWebhookHeaders(input: WebhookHeadersInput): Record<string, string> {
   assertTimestamp(input.timestampSeconds);
-  if (!/^[A-Za-z0-9._-]{1,128}$/.test(input.deliveryId)) {
-    throw new TypeError('deliveryId must be 1-128 characters of A-Z a-z 0-9 . _ -');
-  }
+  assertWebhookId(input.deliveryId);
   const headers: Record<string, string> = {
     'Content-Type': 'application/json',
     'User-Agent': WEBHOOK_USER_AGENT,
@@ -125,6 +199,14 @@ export function buildWebhookHeaders(input: WebhookHeadersInput): Record<string, 
     [WEBHOOK_HEADERS.timestamp]: String(input.timestampSeconds),
   };
   if (input.attempt !== undefined) headers[WEBHOOK_HEADERS.attempt] = String(input.attempt);
-  if (input.secret) headers[WEBHOOK_HEADERS.signature] = sign(input.secret, input.timestampSeconds, input.body);
+  // The delivery id is the Standard Webhooks message id: the same on every retry (an idempotency key).
+  headers[STANDARD_WEBHOOK_HEADERS.id] = input.deliveryId;
+  headers[STANDARD_WEBHOOK_HEADERS.timestamp] = String(input.timestampSeconds);
+  const secrets = typeof input.secret === 'string' ? { current: input.secret } : input.secret;
+  if (secrets?.current) {
+    const signing = secrets.previous ? [secrets.current, secrets.previous] : [secrets.current];
+    headers[WEBHOOK_HEADERS.signature] = sign(signing.at(-1)!, input.timestampSeconds, input.body);
+    headers[STANDARD_WEBHOOK_HEADERS.signature] = signing.map((s) => signStandard(s, input.deliveryId, input.timestampSeconds, input.body)).join(' ');
+  }
   return headers;
 }

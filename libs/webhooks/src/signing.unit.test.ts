@@ -1,13 +1,19 @@
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
+import { Webhook } from 'standardwebhooks';
 import { buildWebhookEvent } from './events.ts';
+import { signingSecretsAt } from './rotation.ts';
 import {
+  STANDARD_WEBHOOK_HEADERS,
   WEBHOOK_HEADERS,
   buildWebhookHeaders,
   deliveryIdFor,
   generateDeliveryId,
   generateSigningSecret,
   sign,
+  signStandard,
+  standardWebhooksKey,
+  standardWebhooksSecret,
   verifySignature,
 } from './signing.ts';
 
@@ -81,6 +87,8 @@ describe('secrets and ids', () => {
   });
 });
 
+const SECRET = generateSigningSecret();
+
 describe('buildWebhookHeaders', () => {
   const built = buildWebhookEvent({
     event: 'message.received',
@@ -97,7 +105,7 @@ describe('buildWebhookHeaders', () => {
       deliveryId: 'whd_abc',
       body: built.body,
       timestampSeconds: 1738324800,
-      secret: 'whsec_k',
+      secret: SECRET,
       attempt: 3,
     });
     expect(headers).toMatchObject({
@@ -107,13 +115,13 @@ describe('buildWebhookHeaders', () => {
       [WEBHOOK_HEADERS.delivery]: 'whd_abc',
       [WEBHOOK_HEADERS.attempt]: '3',
     });
-    const expected = createHmac('sha256', 'whsec_k').update(`1738324800.${built.body}`).digest('hex');
+    const expected = createHmac('sha256', SECRET).update(`1738324800.${built.body}`).digest('hex');
     expect(headers[WEBHOOK_HEADERS.signature]).toBe(`sha256=${expected}`);
   });
 
   it('given a retry, then the same delivery id with a fresh timestamp and signature', () => {
-    const first = buildWebhookHeaders({ event: built.event, deliveryId: 'whd_same', body: built.body, timestampSeconds: 100, secret: 's' });
-    const retry = buildWebhookHeaders({ event: built.event, deliveryId: 'whd_same', body: built.body, timestampSeconds: 405, secret: 's' });
+    const first = buildWebhookHeaders({ event: built.event, deliveryId: 'whd_same', body: built.body, timestampSeconds: 100, secret: SECRET });
+    const retry = buildWebhookHeaders({ event: built.event, deliveryId: 'whd_same', body: built.body, timestampSeconds: 405, secret: SECRET });
     expect(retry[WEBHOOK_HEADERS.delivery]).toBe(first[WEBHOOK_HEADERS.delivery]);
     expect(retry[WEBHOOK_HEADERS.signature]).not.toBe(first[WEBHOOK_HEADERS.signature]);
   });
@@ -121,6 +129,7 @@ describe('buildWebhookHeaders', () => {
   it('given no secret, then no signature header (spec 6.1)', () => {
     const headers = buildWebhookHeaders({ event: built.event, deliveryId: 'whd_x', body: built.body, timestampSeconds: 1 });
     expect(headers[WEBHOOK_HEADERS.signature]).toBeUndefined();
+    expect(headers[STANDARD_WEBHOOK_HEADERS.signature]).toBeUndefined();
   });
 
   it('refuses a delivery id that could inject headers', () => {
@@ -135,5 +144,83 @@ describe('deliveryIdFor', () => {
     expect(deliveryIdFor('evt-1', 'ins_a')).toBe(id);
     expect(deliveryIdFor('evt-2', 'ins_a')).not.toBe(id);
     expect(deliveryIdFor('evt-1', 'ins_b')).not.toBe(id);
+  });
+});
+
+describe('Standard Webhooks signing', () => {
+  it('matches the known-answer vector of the reference library (standard-webhooks libraries/javascript/src/webhook.test.ts, "sign function works")', () => {
+    expect(signStandard('whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', 'msg_p5jXN8AQM9LWM0D4loKWxJek', 1614265330, '{"test": 2432232314}')).toBe(
+      'v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=',
+    );
+  });
+
+  it('keys the HMAC with the 32 bytes our base64url secret encodes; the standard form is the same bytes in base64', () => {
+    const secret = generateSigningSecret();
+    const bytes = Buffer.from(secret.slice('whsec_'.length), 'base64url');
+    expect(standardWebhooksKey(secret)).toEqual(bytes);
+    expect(standardWebhooksSecret(secret)).toBe(`whsec_${bytes.toString('base64')}`);
+    const expected = createHmac('sha256', bytes).update('whd_1.1700000000.{"a":1}').digest('base64');
+    expect(signStandard(secret, 'whd_1', 1700000000, '{"a":1}')).toBe(`v1,${expected}`);
+    // The library, given the standard form, signs exactly as we do.
+    expect(new Webhook(standardWebhooksSecret(secret)).sign('whd_1', new Date(1700000000_000), '{"a":1}')).toBe(`v1,${expected}`);
+  });
+
+  it('refuses a secret that does not encode 24 to 64 bytes, and an id that could break the "id.timestamp.body" framing', () => {
+    for (const bad of ['whsec_k', 'not-a-secret', `whsec_${Buffer.alloc(65).toString('base64url')}`, 'whsec_!!!!']) expect(() => standardWebhooksKey(bad)).toThrow(/24-64 bytes/);
+    expect(() => signStandard(SECRET, 'whd.1', 1, '{}')).toThrow(/deliveryId/);
+  });
+
+  it('sends webhook-id (the delivery id), webhook-timestamp and a webhook-signature the standardwebhooks package verifies', () => {
+    const now = Math.floor(Date.now() / 1000);
+    const body = '{"event":"message.sent","webhook_id":"whd_std"}';
+    const headers = buildWebhookHeaders({ event: 'message.sent', deliveryId: 'whd_std', body, timestampSeconds: now, secret: SECRET });
+    expect(headers).toMatchObject({ 'webhook-id': 'whd_std', 'webhook-timestamp': String(now), [WEBHOOK_HEADERS.delivery]: 'whd_std', [WEBHOOK_HEADERS.timestamp]: String(now) });
+    expect(headers['webhook-signature']).toMatch(/^v1,[A-Za-z0-9+/]{43}=$/);
+    const receiver = new Webhook(standardWebhooksSecret(SECRET));
+    expect(receiver.verify(body, headers)).toEqual({ event: 'message.sent', webhook_id: 'whd_std' });
+    // The contract's header is unchanged: sha256=<hex> over "timestamp.body", keyed with the secret as text.
+    expect(headers[WEBHOOK_HEADERS.signature]).toBe(sign(SECRET, now, body));
+  });
+
+  it('given a replay under another delivery id, or a changed body, then the standard signature does not verify (the contract header alone would not notice the id)', () => {
+    const now = Math.floor(Date.now() / 1000);
+    const body = '{"event":"message.sent"}';
+    const headers = buildWebhookHeaders({ event: 'message.sent', deliveryId: 'whd_original', body, timestampSeconds: now, secret: SECRET });
+    const receiver = new Webhook(standardWebhooksSecret(SECRET));
+    const replayed: Record<string, string> = { ...headers, 'webhook-id': 'whd_replayed', [WEBHOOK_HEADERS.delivery]: 'whd_replayed' };
+    expect(() => receiver.verify(body, replayed)).toThrow(/No matching signature/);
+    expect(verifySignature({ secret: SECRET, timestamp: String(now), signature: replayed[WEBHOOK_HEADERS.signature]!, rawBody: body }).valid).toBe(true);
+    expect(() => receiver.verify('{"event":"message.failed"}', headers)).toThrow(/No matching signature/);
+  });
+});
+
+describe('rotation overlap', () => {
+  const oldSecret = generateSigningSecret();
+  const newSecret = generateSigningSecret();
+  const rotatedAt = 1_700_000_000_000;
+  const stored = { current: newSecret, previous: oldSecret, previousExpiresAt: rotatedAt + 24 * 3_600_000 };
+
+  it('during the overlap both secrets sign; from its end on, only the new one', () => {
+    expect(signingSecretsAt(stored, rotatedAt + 1_000)).toEqual({ current: newSecret, previous: oldSecret });
+    expect(signingSecretsAt(stored, stored.previousExpiresAt - 1)).toEqual({ current: newSecret, previous: oldSecret });
+    expect(signingSecretsAt(stored, stored.previousExpiresAt)).toEqual({ current: newSecret });
+    expect(signingSecretsAt({ current: newSecret, previous: null, previousExpiresAt: null }, rotatedAt)).toEqual({ current: newSecret });
+  });
+
+  it('during the overlap webhook-signature carries both v1 signatures and X-Chat-Gateway-Signature the old one; after it, the new one only', () => {
+    const body = '{"event":"message.sent"}';
+    const at = (nowMs: number) => {
+      const timestampSeconds = Math.floor(nowMs / 1000);
+      return { timestampSeconds, headers: buildWebhookHeaders({ event: 'message.sent', deliveryId: 'whd_rot', body, timestampSeconds, secret: signingSecretsAt(stored, nowMs) }) };
+    };
+    const during = at(rotatedAt + 3_600_000);
+    expect(during.headers['webhook-signature']).toBe(
+      `${signStandard(newSecret, 'whd_rot', during.timestampSeconds, body)} ${signStandard(oldSecret, 'whd_rot', during.timestampSeconds, body)}`,
+    );
+    expect(during.headers[WEBHOOK_HEADERS.signature]).toBe(sign(oldSecret, during.timestampSeconds, body));
+
+    const after = at(stored.previousExpiresAt + 1_000);
+    expect(after.headers['webhook-signature']).toBe(signStandard(newSecret, 'whd_rot', after.timestampSeconds, body));
+    expect(after.headers[WEBHOOK_HEADERS.signature]).toBe(sign(newSecret, after.timestampSeconds, body));
   });
 });

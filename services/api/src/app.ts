@@ -1,3 +1,4 @@
+import { timingSafeEqual } from 'node:crypto';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyReply } from 'fastify';
 import type { Logger, ServiceMetrics, Readiness } from '@gw/observability';
 import { opsPlugin } from '@gw/observability';
@@ -20,8 +21,18 @@ export interface AppDeps {
   /** A request must arrive whole within this long; a connection is closed after it has been silent for `idleTimeoutMs`. */
   requestTimeoutMs: number;
   idleTimeoutMs: number;
+  /** The instance manager webhook's own body limit (config api.instanceEventBodyLimitBytes). */
+  instanceEventBodyLimitBytes?: number;
   send: SendMessageDeps;
   pbx: PbxDeps;
+  /**
+   * The ingress's addresses or CIDR ranges whose X-Forwarded-For names the client (config
+   * api.trustedProxies); none by default: the socket's address is the client's, so a client
+   * cannot choose its own address for the per-address limits.
+   */
+  trustedProxies?: string[];
+  /** When set, GET /metrics answers only `Authorization: Bearer <token>` (config api.metricsToken). */
+  metricsToken?: string;
   /** The dashboard's own dependencies (its public base URL and send path are the app's). */
   dashboard: Omit<DashboardDeps, 'publicBaseUrl' | 'send'>;
 }
@@ -42,6 +53,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // enforced while the headers' own 60 s limit is higher. Checked every second (Node: every 30 s).
     http: { requestTimeout: deps.requestTimeoutMs, headersTimeout: deps.requestTimeoutMs, connectionsCheckingInterval: Math.min(1_000, deps.requestTimeoutMs) },
     return503OnClosing: true,
+    trustProxy: deps.trustedProxies && deps.trustedProxies.length > 0 ? deps.trustedProxies : false,
     // Errors raised before routing (a malformed percent-encoding, an over-long path parameter)
     // are answered as an ApiError too, never with fastify's own body (which echoes the path).
     frameworkErrors: (error, _request, reply) => {
@@ -56,6 +68,16 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // Before every route: each request gets its server span (request.trace).
   await app.register(requestTracePlugin);
   await app.register(openapiPlugin, { serverUrl: deps.publicBaseUrl });
+  if (deps.metricsToken) {
+    // Not public on the API's port once a token is configured: a scraper sends it (Prometheus:
+    // `authorization: { credentials: … }`); anyone else gets a 404 as for an unknown path.
+    const expected = Buffer.from(`Bearer ${deps.metricsToken}`);
+    app.addHook('onRequest', async (request, reply) => {
+      if (request.url.split('?')[0] !== '/metrics') return;
+      const given = Buffer.from(String(request.headers.authorization ?? ''));
+      if (given.length !== expected.length || !timingSafeEqual(given, expected)) return reply.code(404).send({ error: { code: 'not_found', message: 'Not found.' } });
+    });
+  }
   await app.register(opsPlugin, { metrics: deps.metrics, readiness: deps.readiness });
   await app.register(securityHeadersPlugin, { https: deps.publicBaseUrl.startsWith('https:') });
   await app.register(viewsPlugin);
@@ -65,6 +87,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // Its own scope: the PBX route reads bodies raw (for the HMAC) with its own size limit.
   await app.register(pbxRoutes, deps.pbx);
   // Its own scope: instance manager webhooks, read raw (digest for dedupe), authenticated per instance.
-  await app.register(instanceEventsRoutes, { pool: deps.pbx.pool, kafka: deps.pbx.kafka, codec: deps.pbx.codec });
+  await app.register(instanceEventsRoutes, { pool: deps.pbx.pool, kafka: deps.pbx.kafka, codec: deps.pbx.codec, bodyLimitBytes: deps.instanceEventBodyLimitBytes });
   return app as unknown as FastifyInstance;
 }

@@ -24,6 +24,9 @@ const app = await buildApp({
   publicBaseUrl: config.api.publicBaseUrl,
   bodyLimitBytes: config.api.bodyLimitBytes,
   requestTimeoutMs: config.api.requestTimeoutMs,
+  trustedProxies: config.api.trustedProxies,
+  metricsToken: config.api.metricsToken,
+  instanceEventBodyLimitBytes: config.api.instanceEventBodyLimitBytes,
   idleTimeoutMs: config.api.sendDeadlineMs + 15_000,
   send: { pool: runtime.pool, kafka: runtime.kafka, codec: runtime.codec, replies, deadlineMs: config.api.sendDeadlineMs, reappendAfterMs: config.api.reappendAfterMs },
   pbx: {

@@ -17,7 +17,8 @@ export async function startDeliveryService(runtime: Runtime): Promise<() => Prom
   const directory = new InstanceDirectory(runtime.pool, SecretBox.fromConfig(runtime.config.secretKey));
   const resolver = new OpenSendResolver(
     { runtime, directory, breakers },
-    { everyMs: settings.resolveEveryMs, afterMs: settings.resolveAfterMs, ackDeadlineMs: settings.ackDeadlineMs, maxAttempts: settings.maxAttempts, lookupTimeoutMs: settings.sendTimeoutMs },
+    { everyMs: settings.resolveEveryMs, afterMs: settings.resolveAfterMs, ackDeadlineMs: settings.ackDeadlineMs, maxAttempts: settings.maxAttempts,
+      lookupTimeoutMs: settings.sendTimeoutMs, settleMs: settings.sendSettleMs, storeEvidenceTtlMs: settings.storeEvidenceTtlMs },
   );
   await runtime.runStage({
     name: 'delivery',

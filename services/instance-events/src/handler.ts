@@ -2,13 +2,13 @@ import { createHash } from 'node:crypto';
 import { sql } from '@gw/db';
 import type { GatewayEventEmitted, InstanceEventReceived, PolicyFactRecord } from '@gw/events';
 import type { OutgoingRecord } from '@gw/kafka';
-import { envelopeProblem } from '@gw/evolution';
+import { envelopeProblem, withoutBinaryFields } from '@gw/evolution';
 import { maskPhone } from '@gw/observability';
 import type { PolicyEvent } from '@gw/policy';
 import { toFactRecord } from '@gw/policy-log';
 import type { Runtime, StageHandler } from '@gw/runtime';
 import { mapInstanceEvent, type Mapped } from './map-event.ts';
-import { acceptedCalls, recordCalls, saveConnection, saveInbound, saveReceipts, sentMessage } from './store.ts';
+import { acceptedCalls, recordCalls, saveConnection, saveInbound, saveLidLinks, saveReceipts, sentMessage } from './store.ts';
 
 /** A stable id for the n-th output of a source event: a redelivered batch yields the same ids. */
 function derivedId(sourceEventId: string, index: number): string {
@@ -20,6 +20,11 @@ function derivedId(sourceEventId: string, index: number): string {
 function optFact(received: InstanceEventReceived, fact: Mapped['facts'][number], inboundMessageId: string): PolicyEvent {
   const base = { customerId: received.customer_id, at: received.occurred_at, recipient: fact.recipient, source: 'opt_out' as const, reason: `keyword:${fact.keyword}`, by: 'recipient', instanceId: received.instance_id, inboundMessageId };
   return fact.kind === 'suppress' ? { ...base, type: 'RecipientSuppressed' } : { ...base, type: 'RecipientUnsuppressed' };
+}
+
+/** The chat network showed that linked id `lid` is the number `phone` on this instance (the policy folds it). */
+function linkFact(received: InstanceEventReceived, link: Mapped['links'][number]): PolicyEvent {
+  return { type: 'RecipientIdentityLinked', customerId: received.customer_id, at: received.occurred_at, instanceId: received.instance_id, lid: link.lid, phone: link.phone };
 }
 
 /**
@@ -41,7 +46,8 @@ export function handleInstanceEvents(runtime: Runtime): StageHandler<'InstanceEv
       // refused here the same way: recorded with its reason, not mapped.
       let envelope: Record<string, unknown>;
       try {
-        envelope = JSON.parse(received.payload) as Record<string, unknown>;
+        // The ingest drops media bytes before appending; a record appended before it did is read the same way.
+        envelope = withoutBinaryFields(JSON.parse(received.payload) as Record<string, unknown>);
       } catch {
         envelope = {};
       }
@@ -57,10 +63,12 @@ export function handleInstanceEvents(runtime: Runtime): StageHandler<'InstanceEv
       const mapped = mapInstanceEvent(envelope, { optOutKeywords: config.instanceEvents.optOutKeywords, optInKeywords: config.instanceEvents.optInKeywords, acceptedCalls: calls });
 
       if (mapped.connection) await saveConnection(pool, received.instance_id, mapped.connection, received.occurred_at);
+      await saveLidLinks(pool, received.instance_id, mapped.links, received.occurred_at);
       if (mapped.calls.length > 0) await recordCalls(pool, received.instance_id, mapped.calls);
       await saveReceipts(pool, received.instance_id, mapped.receipts, received.occurred_at);
-      // The outputs' ids: the facts' first, then the gateway events' (an order kept since the first
-      // release, so a batch redelivered across an upgrade yields the ids it did).
+      // The outputs' ids: the facts' first, then the gateway events', then the identity links' (the
+      // first two an order kept since the first release, so a batch redelivered across an upgrade
+      // yields the ids it did; links came later and are numbered last for that reason).
       const eventId = (eventIndex: number) => derivedId(received.event_id, mapped.facts.length + eventIndex);
       await saveInbound(
         pool,
@@ -69,6 +77,14 @@ export function handleInstanceEvents(runtime: Runtime): StageHandler<'InstanceEv
       // The text is never logged; the sender only masked.
       for (const flagged of mapped.inbound.filter((m) => m.optAction === 'flagged')) log.warn({ from: maskPhone(flagged.sender ?? '') }, 'possible opt-out request in free text; flagged for review in the inbound log (not suppressed)');
 
+      // Identity links go out first: the policy knows the lid is the phone before it folds an
+      // opt-out of either from the same envelope.
+      const linkBase = mapped.facts.length + mapped.events.length;
+      for (const [i, link] of mapped.links.entries()) {
+        const factRecord: PolicyFactRecord = { ...toFactRecord(linkFact(received, link), received.event_id), event_id: derivedId(received.event_id, linkBase + i) };
+        outputs.push(await codec.encode('PolicyInputRecorded', factRecord, trace));
+      }
+      if (mapped.links.length > 0) log.debug({ links: mapped.links.length }, 'linked ids learned');
       let index = 0;
       for (const fact of mapped.facts) {
         const factRecord: PolicyFactRecord = { ...toFactRecord(optFact(received, fact, eventId(fact.eventIndex)), received.event_id), event_id: derivedId(received.event_id, index++) };

@@ -1,4 +1,4 @@
-import { parseJid, phoneOfJid } from '@gw/evolution';
+import { identityOf, parseJid, phoneOfJid, type Identity } from '@gw/evolution';
 
 /** A gateway event of the customer webhook contract (spec 6.3): its name and extra fields. */
 export interface GatewayEvent {
@@ -28,11 +28,22 @@ export interface InboundMessage {
   optAction: 'opt_out' | 'opt_in' | 'flagged' | null;
 }
 
+/** A linked id (canonical `<digits>@lid`) the manager showed together with the phone (E.164) behind it. */
+export interface IdentityLink {
+  lid: string;
+  phone: string;
+}
+
 export interface Mapped {
   events: GatewayEvent[];
   facts: OptFact[];
-  /** The connection projection's new values, when the event reports them. */
-  connection?: { state: string | null; qrAvailable: boolean };
+  /** Every lid/phone pair the envelope's items showed, once each, in order. */
+  links: IdentityLink[];
+  /**
+   * The connection projection's new values, when the event reports them. `reportedAt`: when the
+   * manager says it happened (the envelope's date_time), to order reports that arrive out of order.
+   */
+  connection?: { state: string | null; qrAvailable: boolean; reportedAt: number | null };
   /** Calls seen, for the accepted-call projection. */
   calls: Array<{ id: string; status: string }>;
   /** Received messages, for the inbound log; free-text opt-out requests are flagged there for review. */
@@ -108,6 +119,24 @@ const ACK_STATUS: Record<string, { status: string; event?: string }> = {
   ERROR: { status: 'failed', event: 'message.failed' },
 };
 
+/**
+ * When the manager says the event happened: the envelope's `date_time`, in ms, or null when absent
+ * or not a date. Evolution stamps it once in sendDataWebhook (src/api/services/channel.service.ts,
+ * l.434-450 in 2.3.6, l.435-457 in 2.3.7 and 2.4.0-rc2), before the post, and every retry of
+ * webhook.controller.ts retryWebhookRequest posts the same body: a late retry keeps its old time.
+ * It is the server's local wall clock written with a "Z", so it only orders reports of one manager
+ * among themselves (never compared with our clock).
+ */
+export function reportedAt(envelope: Json): number | null {
+  const value = envelope.date_time;
+  if (typeof value !== 'string' || value.length > 40 || !/^\d{4}-\d{2}-\d{2}T/.test(value)) return null;
+  const at = Date.parse(value);
+  return Number.isFinite(at) ? at : null;
+}
+
+/** Evolution's `qrcode.updated` without a QR: the limit of QR codes was reached (whatsapp.baileys.service.ts l.311 in 2.3.6). */
+const QR_LIMIT = /limit/i;
+
 const compact = (fields: Record<string, string | boolean | undefined>): Record<string, string | boolean> =>
   Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined)) as Record<string, string | boolean>;
 
@@ -117,8 +146,13 @@ const compact = (fields: Record<string, string | boolean | undefined>): Record<s
  * give the same result, so a replay emits the same events.
  */
 export function mapInstanceEvent(envelope: Json, ctx: MapContext): Mapped {
-  const out: Mapped = { events: [], facts: [], calls: [], inbound: [], receipts: [] };
+  const out: Mapped = { events: [], facts: [], links: [], calls: [], inbound: [], receipts: [] };
   const emit = (event: string, fields: Record<string, string | boolean | undefined> = {}) => out.events.push({ event, fields: compact(fields) });
+  /** Keeps each lid/phone pair an item shows, once (even from an item that becomes no event). */
+  const link = (who: Identity) => {
+    if (!who.lid || !who.phone || out.links.some((l) => l.lid === who.lid && l.phone === who.phone)) return;
+    out.links.push({ lid: who.lid, phone: who.phone });
+  };
   const event = String(envelope.event ?? '').toLowerCase().replace(/_/g, '.');
   const data = envelope.data;
 
@@ -126,21 +160,30 @@ export function mapInstanceEvent(envelope: Json, ctx: MapContext): Mapped {
     case 'messages.upsert': {
       for (const item of asList(data)) {
         const key = asObject(item.key);
-        if (key.fromMe === true) continue;
-        const remoteJid = str(key.remoteJid);
-        const chat = parseJid(remoteJid);
-        const text = messageText(asObject(item.message));
-        const externalId = str(key.id);
+        const chat = parseJid(str(key.remoteJid));
         if (chat?.kind === 'group') {
-          const sender = phoneOfJid(key.participant) ?? phoneOfJid(key.participantAlt);
-          emit('group.message_received', { group_id: chat.id, from: sender, message_text: text, external_message_id: externalId });
+          const who = identityOf(key.participant, key.participantAlt, key.participantPn, key.participantLid);
+          link(who);
+          if (key.fromMe === true) continue;
+          const text = messageText(asObject(item.message));
+          const externalId = str(key.id);
+          const sender = who.phone ?? who.lid;
+          emit('group.message_received', { group_id: chat.id, from: sender, from_lid: who.lid, message_text: text, external_message_id: externalId });
           out.inbound.push({ eventIndex: out.events.length - 1, chat: 'group', sender, groupId: chat.id, text, messageType: str(item.messageType), externalId, optAction: null });
           continue;
         }
-        // A linked id (@lid) hides the number; Evolution adds the phone JID as remoteJidAlt when it knows it.
-        const from = chat?.kind === 'user' ? chat.phone : chat?.kind === 'lid' ? phoneOfJid(key.remoteJidAlt) : undefined;
+        // A direct chat is a phone JID or a linked id (@lid); broadcasts and newsletters are no sender.
+        if (chat?.kind !== 'user' && chat?.kind !== 'lid') continue;
+        // The phone and the lid, wherever this version put them (libs/evolution/src/identity.ts).
+        const who = identityOf(key.remoteJid, key.remoteJidAlt, key.senderPn, key.senderLid);
+        link(who);
+        if (key.fromMe === true) continue;
+        // The phone when the manager knows it, else the lid: a lid-only sender is kept (and can opt out).
+        const from = who.phone ?? who.lid;
         if (!from) continue;
-        emit('message.received', { from, message_text: text, message_type: str(item.messageType), external_message_id: externalId });
+        const text = messageText(asObject(item.message));
+        const externalId = str(key.id);
+        emit('message.received', { from, from_lid: who.lid, message_text: text, message_type: str(item.messageType), external_message_id: externalId });
         const eventIndex = out.events.length - 1;
         const optOut = matchKeyword(text, ctx.optOutKeywords);
         const optIn = optOut ? null : matchKeyword(text, ctx.optInKeywords);
@@ -148,7 +191,7 @@ export function mapInstanceEvent(envelope: Json, ctx: MapContext): Mapped {
         out.inbound.push({ eventIndex, chat: 'direct', sender: from, text, messageType: str(item.messageType), externalId, optAction });
         if (optOut) {
           out.facts.push({ kind: 'suppress', recipient: from, keyword: optOut, eventIndex });
-          emit('recipient.opted_out', { from, reason: `keyword:${optOut}`, message_text: text });
+          emit('recipient.opted_out', { from, from_lid: who.lid, reason: `keyword:${optOut}`, message_text: text });
         } else if (optIn) {
           out.facts.push({ kind: 'unsuppress', recipient: from, keyword: optIn, eventIndex });
         }
@@ -157,14 +200,23 @@ export function mapInstanceEvent(envelope: Json, ctx: MapContext): Mapped {
     }
     case 'messages.update': {
       for (const item of asList(data)) {
+        const key = asObject(item.key);
+        const who = identityOf(item.remoteJid, key.remoteJid, item.remoteJidAlt, key.remoteJidAlt);
+        // Only a message we sent has a delivery report: Evolution also posts READ (and DELETED)
+        // updates of messages the business's own phone received and read (fromMe false;
+        // whatsapp.baileys.service.ts messages.update, l.1428-1551 in 2.3.6; evolution-api issue #2010).
+        link(who);
+        if ((item.fromMe ?? key.fromMe) !== true) continue;
         const rawStatus = String(item.status ?? '').toUpperCase();
         const ack = ACK_STATUS[rawStatus];
-        const remoteJid = str(item.remoteJid) ?? str(asObject(item.key).remoteJid);
-        const fields = { from: phoneFromJid(remoteJid), external_message_id: str(item.keyId) ?? str(asObject(item.key).id), status: ack?.status ?? (rawStatus.toLowerCase() || undefined) };
+        // 2.3.6 names any status it cannot render "DELETED" (status[update.status] ?? 'DELETED'; a real
+        // deletion is posted as messages.delete): no report of ours, so no event.
+        if (!ack && rawStatus !== 'PENDING') continue;
+        const fields = { from: who.phone ?? who.lid, from_lid: who.lid, external_message_id: str(item.keyId) ?? str(key.id), status: ack?.status ?? (rawStatus.toLowerCase() || undefined) };
         // Provider ids are short; one past EXTERNAL_ID_MAX is no id of a message we sent (and would not fit the receipts' key).
         if (fields.external_message_id && fields.external_message_id.length <= EXTERNAL_ID_MAX && ack) out.receipts.push({ externalId: fields.external_message_id, status: ack.status });
         if (ack?.event === 'message.failed') {
-          emit('message.failed', { to: fields.from ?? '', message_purpose: '', error: 'delivery_failed', external_message_id: fields.external_message_id });
+          emit('message.failed', { to: who.phone ?? who.lid ?? '', message_purpose: '', error: 'delivery_failed', external_message_id: fields.external_message_id });
         } else if (ack?.event) {
           emit(ack.event, fields);
         }
@@ -176,14 +228,28 @@ export function mapInstanceEvent(envelope: Json, ctx: MapContext): Mapped {
       const state = str(asObject(data).state);
       if (!state) break;
       if (state === 'open') emit('instance.connected', { connection_state: state });
-      if (state === 'close') emit('instance.disconnected', { connection_state: state });
+      // 'refused': the manager gave up pairing (the QR limit, below) and logs the session out.
+      if (state === 'close' || state === 'refused') emit('instance.disconnected', { connection_state: state });
       emit('instance.connection_updated', { connection_state: state });
-      out.connection = { state, qrAvailable: false };
+      // After 'refused' the manager's monitor logs out and sets the state to close
+      // (src/api/services/monitor.service.ts 'no.connection', l.392-399 in 2.3.6): keep that.
+      out.connection = { state: state === 'refused' ? 'close' : state, qrAvailable: false, reportedAt: reportedAt(envelope) };
       break;
     }
     case 'qrcode.updated': {
-      emit('instance.qr_updated', { qr_available: true });
-      out.connection = { state: null, qrAvailable: true };
+      // A QR is an object data.qrcode {code, base64, pairingCode}. Without one the manager reports
+      // that no QR will come: at QRCODE.LIMIT it posts {message: 'QR code limit reached, please
+      // login again', statusCode: 500} (whatsapp.baileys.service.ts l.309-312 in 2.3.6), then a
+      // connection.update 'refused', and ends the session.
+      const body = asObject(data);
+      if (typeof body.qrcode === 'object' && body.qrcode !== null) {
+        emit('instance.qr_updated', { qr_available: true });
+        out.connection = { state: null, qrAvailable: true, reportedAt: reportedAt(envelope) };
+      } else {
+        const reason = QR_LIMIT.test(str(body.message) ?? '') ? 'qr_code_limit_reached' : 'no_qr_code';
+        emit('instance.qr_updated', { qr_available: false, reason });
+        out.connection = { state: null, qrAvailable: false, reportedAt: reportedAt(envelope) };
+      }
       break;
     }
     case 'call': {
@@ -191,8 +257,12 @@ export function mapInstanceEvent(envelope: Json, ctx: MapContext): Mapped {
         const id = str(call.id);
         const status = str(call.status);
         if (!id || !status) continue;
+        // Baileys WACallEvent: `from` the caller, `chatId` the chat, either may be a lid; callerPn
+        // in newer Baileys; Evolution swaps a lid `from` for the phone only when it replies to calls.
+        const who = identityOf(call.from, call.callerPn, call.chatId);
+        link(who);
         out.calls.push({ id, status });
-        const fields = { from: phoneFromJid(str(call.from) ?? str(call.chatId)), call_status: status };
+        const fields = { from: who.phone ?? who.lid, from_lid: who.lid, call_status: status };
         if (status === 'offer') emit('call.received', fields);
         else if (status === 'timeout' || status === 'reject') emit('call.missed', fields);
         else if (status === 'terminate' && !ctx.acceptedCalls.has(id)) emit('call.missed', fields);
@@ -211,8 +281,9 @@ export function mapInstanceEvent(envelope: Json, ctx: MapContext): Mapped {
     }
     case 'chats.upsert':
     case 'chats.update': {
+      // The chat is remoteJid; data[].id is the manager's database row id (envelope.ts).
       for (const chat of asList(data)) {
-        const id = str(chat.remoteJid) ?? str(chat.id);
+        const id = str(chat.remoteJid);
         if (id) emit('conversation.updated', { conversation_id: id });
       }
       break;

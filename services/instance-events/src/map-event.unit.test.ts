@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { envelopeProblem, withoutBinaryFields } from '@gw/evolution';
 import { EXTERNAL_ID_MAX, mapInstanceEvent, matchKeyword, type MapContext } from './map-event.ts';
 
 const ctx: MapContext = { optOutKeywords: ['STOP', 'OPT OUT'], optInKeywords: ['START'], acceptedCalls: new Set() };
@@ -36,11 +37,44 @@ describe('mapInstanceEvent', () => {
     expect(mapped.events.map((e) => e.event)).toEqual(['message.received', 'recipient.opted_out']);
   });
 
-  it('gives a message from a linked id the phone of its remoteJidAlt, and ignores one without', () => {
+  it('gives a message from a linked id the phone of its remoteJidAlt, and keeps one without under the lid', () => {
     expect(mapInstanceEvent(upsert('123456789012345@lid', 'STOP', { remoteJidAlt: '14155552671@s.whatsapp.net' }), ctx).facts).toEqual([
       { kind: 'suppress', recipient: '+14155552671', keyword: 'STOP', eventIndex: 0 },
     ]);
-    expect(mapInstanceEvent(upsert('123456789012345@lid', 'STOP'), ctx)).toMatchObject({ events: [], facts: [] });
+    // Row 2: a lid-only sender (no phone anywhere) is kept, its STOP honoured under the canonical lid (device dropped).
+    const lidOnly = mapInstanceEvent(upsert('123456789012345:12@lid', 'STOP'), ctx);
+    expect(lidOnly.facts).toEqual([{ kind: 'suppress', recipient: '123456789012345@lid', keyword: 'STOP', eventIndex: 0 }]);
+    expect(lidOnly.events).toEqual([
+      { event: 'message.received', fields: { from: '123456789012345@lid', from_lid: '123456789012345@lid', message_text: 'STOP', message_type: 'conversation', external_message_id: 'ABC' } },
+      { event: 'recipient.opted_out', fields: { from: '123456789012345@lid', from_lid: '123456789012345@lid', reason: 'keyword:STOP', message_text: 'STOP' } },
+    ]);
+    expect(lidOnly.inbound.map((m) => [m.sender, m.optAction])).toEqual([['123456789012345@lid', 'opt_out']]);
+    expect(lidOnly.links).toEqual([]);
+  });
+
+  it('finds the phone and the lid of a direct message in the key of every version', () => {
+    const phone = '14155552671@s.whatsapp.net';
+    const lid = '123456789012345@lid';
+    const keys = {
+      // 2.3.6: the key as Baileys gives it.
+      '2.3.6': { remoteJid: lid, remoteJidAlt: phone, addressingMode: 'lid' },
+      // 2.3.7: remoteJid overwritten with the phone, remoteJidAlt kept (the lid is lost).
+      '2.3.7': { remoteJid: phone, remoteJidAlt: phone, addressingMode: 'lid' },
+      // 2.4.0-rc2: swapped.
+      '2.4.0-rc2': { remoteJid: phone, remoteJidAlt: lid, addressingMode: 'pn' },
+      // Baileys 6 names.
+      'senderPn': { remoteJid: lid, senderPn: phone },
+    };
+    const mapped = Object.entries(keys).map(([version, key]) => {
+      const out = mapInstanceEvent({ event: 'messages.upsert', data: { key: { fromMe: false, id: 'ABC', ...key }, message: { conversation: 'hi' } } }, ctx);
+      return [version, out.events[0]?.fields.from, out.events[0]?.fields.from_lid, out.links];
+    });
+    expect(mapped).toEqual([
+      ['2.3.6', '+14155552671', lid, [{ lid, phone: '+14155552671' }]],
+      ['2.3.7', '+14155552671', undefined, []],
+      ['2.4.0-rc2', '+14155552671', lid, [{ lid, phone: '+14155552671' }]],
+      ['senderPn', '+14155552671', lid, [{ lid, phone: '+14155552671' }]],
+    ]);
   });
 
   it('never takes a sender that is not a phone JID for a recipient', () => {
@@ -69,14 +103,82 @@ describe('mapInstanceEvent', () => {
   });
 
   it('keeps the delivered and read reports by provider message id, for the message timeline', () => {
-    const update = (status: string) => ({ event: 'messages.update', instance: 'x', data: { keyId: 'PROV1', remoteJid: '14155552671@s.whatsapp.net', status } });
+    const update = (status: string) => ({ event: 'messages.update', instance: 'x', data: { keyId: 'PROV1', remoteJid: '14155552671@s.whatsapp.net', fromMe: true, status } });
     expect(['DELIVERY_ACK', 'READ', 'PENDING'].map((status) => mapInstanceEvent(update(status), ctx).receipts)).toEqual([
       [{ externalId: 'PROV1', status: 'delivered' }],
       [{ externalId: 'PROV1', status: 'read' }],
       [],
     ]);
     // An id no provider gives (it would not fit the receipts' key and fail the batch) is not kept.
-    const long = { event: 'messages.update', data: { keyId: 'P'.repeat(EXTERNAL_ID_MAX + 1), remoteJid: '14155552671@s.whatsapp.net', status: 'READ' } };
+    const long = { event: 'messages.update', data: { keyId: 'P'.repeat(EXTERNAL_ID_MAX + 1), remoteJid: '14155552671@s.whatsapp.net', fromMe: true, status: 'READ' } };
     expect(mapInstanceEvent(long, ctx).receipts).toEqual([]);
+  });
+
+  it('takes a READ or DELETED update as a receipt only for a message we sent (fromMe)', () => {
+    // Evolution posts READ with fromMe false when the business's own phone reads a message it received (issue #2010).
+    const update = (fromMe: boolean, status: string) => mapInstanceEvent({ event: 'messages.update', data: { keyId: 'PROV2', remoteJid: '14155552671@s.whatsapp.net', fromMe, status } }, ctx);
+    for (const status of ['READ', 'DELETED']) expect(update(false, status)).toMatchObject({ events: [], receipts: [] });
+    expect(update(true, 'READ').events.map((e) => e.event)).toEqual(['message.read', 'message.status_updated']);
+  });
+
+  it('maps chats.upsert from remoteJid, its id being the manager\'s row id', () => {
+    const envelope = { event: 'chats.upsert', data: [{ id: 'cmfz8q0x30001qk0h7g6l2v1a', remoteJid: '14155552671@s.whatsapp.net', name: 'Ana', unreadMessages: 0 }] };
+    expect(envelopeProblem(envelope)).toBeNull();
+    expect(mapInstanceEvent(envelope, ctx).events).toEqual([{ event: 'conversation.updated', fields: { conversation_id: '14155552671@s.whatsapp.net' } }]);
+    // No remoteJid: nothing (the row id is no conversation id).
+    expect(mapInstanceEvent({ event: 'chats.upsert', data: [{ id: 'cmfz8q0x30001qk0h7g6l2v1a' }] }, ctx).events).toEqual([]);
+  });
+
+  it('gives a call and a group sender the phone when one is given, else the lid', () => {
+    const call = (extra: Record<string, unknown>) => mapInstanceEvent({ event: 'call', data: { id: 'C1', status: 'offer', isVideo: false, ...extra } }, ctx);
+    expect(call({ from: '123456789012345:3@lid', chatId: '123456789012345@lid' }).events).toEqual([
+      { event: 'call.received', fields: { from: '123456789012345@lid', from_lid: '123456789012345@lid', call_status: 'offer' } },
+    ]);
+    // Evolution swaps a lid `from` for the phone when it answers calls; chatId stays the lid.
+    const swapped = call({ from: '14155552671:7@s.whatsapp.net', chatId: '123456789012345@lid' });
+    expect(swapped.events[0]?.fields).toEqual({ from: '+14155552671', from_lid: '123456789012345@lid', call_status: 'offer' });
+    expect(swapped.links).toEqual([{ lid: '123456789012345@lid', phone: '+14155552671' }]);
+    expect(call({ from: '123456789012345@lid', callerPn: '14155552671@s.whatsapp.net' }).events[0]?.fields.from).toBe('+14155552671');
+
+    const group = mapInstanceEvent(upsert('120363025246125486@g.us', 'hi', { participant: '123456789012345@lid', participantAlt: '14155552671@s.whatsapp.net' }), ctx);
+    expect(group.events[0]?.fields).toMatchObject({ from: '+14155552671', from_lid: '123456789012345@lid' });
+    expect(group.inbound[0]?.sender).toBe('+14155552671');
+    expect(mapInstanceEvent(upsert('120363025246125486@g.us', 'hi', { participant: '123456789012345@lid' }), ctx).events[0]?.fields.from).toBe('123456789012345@lid');
+  });
+
+  it('does not claim a QR when the manager reports the QR limit, and maps the refusal that follows', () => {
+    const limit = mapInstanceEvent({ event: 'qrcode.updated', data: { message: 'QR code limit reached, please login again', statusCode: 500 } }, ctx);
+    expect(limit.events).toEqual([{ event: 'instance.qr_updated', fields: { qr_available: false, reason: 'qr_code_limit_reached' } }]);
+    expect(limit.connection).toMatchObject({ state: null, qrAvailable: false });
+    const qr = mapInstanceEvent({ event: 'qrcode.updated', data: { qrcode: { instance: 'x', pairingCode: null, code: '2@abc' } } }, ctx);
+    expect(qr.events).toEqual([{ event: 'instance.qr_updated', fields: { qr_available: true } }]);
+    const refused = mapInstanceEvent({ event: 'connection.update', data: { instance: 'x', state: 'refused', statusReason: 428 } }, ctx);
+    expect(refused.events.map((e) => e.event)).toEqual(['instance.disconnected', 'instance.connection_updated']);
+    expect(refused.connection).toMatchObject({ state: 'close', qrAvailable: false });
+  });
+
+  it('orders connection reports by the envelope\'s date_time, null when it has none', () => {
+    const at = (date_time: unknown) => mapInstanceEvent({ event: 'connection.update', date_time, data: { state: 'open' } }, ctx).connection?.reportedAt;
+    expect(at('2025-11-24T09:15:02.123Z')).toBe(Date.UTC(2025, 10, 24, 9, 15, 2, 123));
+    expect([at(undefined), at('yesterday'), at(12), at('2025-99-99T00:00:00Z')]).toEqual([null, null, null, null]);
+  });
+
+  it('drops media bytes before the checks, so a captioned photo with its base64 is taken and mapped', () => {
+    const photo = {
+      event: 'messages.upsert',
+      data: {
+        key: { remoteJid: '14155552671@s.whatsapp.net', fromMe: false, id: 'IMG1' },
+        messageType: 'imageMessage',
+        message: { imageMessage: { caption: 'my order', mimetype: 'image/jpeg', jpegThumbnail: { 0: 255, 1: 216 }, mediaKey: 'k'.repeat(44) }, base64: 'A'.repeat(2_000_000) },
+      },
+    };
+    expect(envelopeProblem(photo)).not.toBeNull();
+    const kept = withoutBinaryFields(photo);
+    expect(envelopeProblem(kept)).toBeNull();
+    expect(JSON.stringify(kept).length).toBeLessThan(400);
+    expect(kept.data.message).toEqual({ imageMessage: { caption: 'my order', mimetype: 'image/jpeg' } });
+    expect(mapInstanceEvent(kept, ctx).events[0]?.fields.message_text).toBe('my order');
+    // A real text field over the limit is still refused.
+    expect(envelopeProblem(withoutBinaryFields(upsert('14155552671@s.whatsapp.net', 'x'.repeat(70_000))))).not.toBeNull();
   });
 });

@@ -4,16 +4,39 @@ import type { InboundMessage } from './map-event.ts';
 const CallId = z.object({ call_id: z.string() });
 const SentMessage = z.object({ message_id: z.string(), message_purpose: z.string() });
 
-/** Connection projection: the newest report wins; a QR keeps the state it was shown in. */
-export async function saveConnection(db: Queryable, instanceId: string, change: { state: string | null; qrAvailable: boolean }, at: number): Promise<void> {
+/**
+ * Connection projection: the newest report wins, a QR keeps the state it was shown in. Newest by
+ * the manager's own time (`reportedAt`, the envelope's date_time) when both reports have one: the
+ * manager posts without waiting and retries each post on its own (up to 10 times, backing off), so
+ * a retried `connecting` can arrive after the `open` that followed it. Between reports of which one
+ * has no time, the arrival time (`at`) decides. A tie goes to the later arrival.
+ */
+export async function saveConnection(db: Queryable, instanceId: string, change: { state: string | null; qrAvailable: boolean; reportedAt: number | null }, at: number): Promise<void> {
+  const reported = change.reportedAt === null ? null : new Date(change.reportedAt).toISOString();
   await db.query(sql.typeAlias('void')`
-    INSERT INTO instance_connections (instance_id, connection_state, qr_available, updated_at)
-    VALUES (${instanceId}, COALESCE(${change.state}, 'connecting'), ${change.qrAvailable}, to_timestamp(${at}::double precision / 1000))
+    INSERT INTO instance_connections (instance_id, connection_state, qr_available, updated_at, reported_at)
+    VALUES (${instanceId}, COALESCE(${change.state}, 'connecting'), ${change.qrAvailable}, to_timestamp(${at}::double precision / 1000), ${reported}::timestamptz)
     ON CONFLICT (instance_id) DO UPDATE
       SET connection_state = COALESCE(${change.state}, instance_connections.connection_state),
           qr_available = EXCLUDED.qr_available,
-          updated_at = EXCLUDED.updated_at
-    WHERE instance_connections.updated_at <= EXCLUDED.updated_at`);
+          updated_at = EXCLUDED.updated_at,
+          reported_at = EXCLUDED.reported_at
+    WHERE CASE WHEN instance_connections.reported_at IS NOT NULL AND EXCLUDED.reported_at IS NOT NULL
+               THEN (instance_connections.reported_at, instance_connections.updated_at) <= (EXCLUDED.reported_at, EXCLUDED.updated_at)
+               ELSE instance_connections.updated_at <= EXCLUDED.updated_at END`);
+}
+
+/** The lid → phone map of an instance (instance_lid_links); a newer report of a lid replaces an older one. */
+export async function saveLidLinks(db: Queryable, instanceId: string, links: Array<{ lid: string; phone: string }>, at: number): Promise<void> {
+  // One row per lid (the last pair of the envelope): one statement may not update a row twice.
+  const byLid = new Map(links.map((l) => [l.lid, l.phone]));
+  if (byLid.size === 0) return;
+  await db.query(sql.typeAlias('void')`
+    INSERT INTO instance_lid_links (instance_id, lid, phone, learned_at)
+    SELECT ${instanceId}, lid, phone, to_timestamp(${at}::double precision / 1000)
+      FROM ${sql.unnest([...byLid], ['text', 'text'])} AS t(lid, phone)
+    ON CONFLICT (instance_id, lid) DO UPDATE SET phone = EXCLUDED.phone, learned_at = EXCLUDED.learned_at
+    WHERE instance_lid_links.learned_at <= EXCLUDED.learned_at`);
 }
 
 /** The ids, among the calls of this event, already known to have been accepted. */

@@ -8,6 +8,7 @@ export const FAULT_MODES: readonly FaultMode[] = [
   'disconnect',
   'ack_error',
   'stall',
+  'hang_unsent',
   'find_error_5xx',
   'find_timeout',
 ];

@@ -259,7 +259,7 @@ describe('findMessages faults', () => {
   });
 });
 
-describe('sendText fault `stall`', () => {
+describe('sendText faults `stall` (a slow manager) and `hang_unsent`', () => {
   const stalledSend = (name: string, text: string, signal?: AbortSignal) =>
     fetch(`${sim.baseUrl}/message/sendText/${name}`, {
       method: 'POST',
@@ -268,24 +268,26 @@ describe('sendText fault `stall`', () => {
       ...(signal ? { signal } : {}),
     });
 
-  it('a client that leaves during the stall leaves no trace: no ledger entry, no stored message, no event', async () => {
+  it('stall: a send whose client left is carried out anyway when the slow part ends: ledger, store and send.message', async () => {
     const name = freshName();
     await createOpenInstance(sim, name);
     await sim.call('PUT', '/sim/faults', { body: { instance: name, mode: 'stall', delay_ms: 300 } });
 
     const abort = new AbortController();
-    const pending = stalledSend(name, 'never accepted', abort.signal);
+    const pending = stalledSend(name, 'sent after the client left', abort.signal);
     await pause(100);
     abort.abort();
     await expect(pending).rejects.toThrow();
-    await pause(400); // past the stall
-
+    // Not yet sent while the manager is still at it...
     expect((await sim.call('GET', `/sim/ledger?instance=${name}`)).body.messages).toEqual([]);
     expect((await find(name, {})).body.messages.total).toBe(0);
-    expect((await sim.call('GET', `/sim/events?instance=${name}&event=send.message`)).body.events).toEqual([]);
+    await pause(400); // ...sent, stored and posted once it is done
+    expect((await sim.call('GET', `/sim/ledger?instance=${name}`)).body.messages.map((m: { text: string }) => m.text)).toEqual(['sent after the client left']);
+    expect(texts(await find(name, {}))).toEqual(['sent after the client left']);
+    expect((await sim.call('GET', `/sim/events?instance=${name}&event=send.message`)).body.events).toHaveLength(1);
   });
 
-  it('a client that waits gets its 201 after delay_ms, and the message is recorded', async () => {
+  it('stall: a client that waits gets its 201 after delay_ms, and the message is recorded', async () => {
     const name = freshName();
     await createOpenInstance(sim, name);
     await sim.call('PUT', '/sim/faults', { body: { instance: name, mode: 'stall', delay_ms: 300 } });
@@ -302,5 +304,59 @@ describe('sendText fault `stall`', () => {
     expect(performance.now() - started).toBeGreaterThanOrEqual(290);
     expect((await sim.call('GET', `/sim/ledger?instance=${name}`)).body.messages.map((m: { id: string }) => m.id)).toEqual([body.key.id]);
     expect(texts(await find(name, {}))).toEqual(['accepted late']);
+  });
+
+  it('hang_unsent (not a real Evolution behaviour): a client that leaves leaves no trace', async () => {
+    const name = freshName();
+    await createOpenInstance(sim, name);
+    await sim.call('PUT', '/sim/faults', { body: { instance: name, mode: 'hang_unsent', delay_ms: 300 } });
+
+    const abort = new AbortController();
+    const pending = stalledSend(name, 'never accepted', abort.signal);
+    await pause(100);
+    abort.abort();
+    await expect(pending).rejects.toThrow();
+    await pause(400); // past the hang
+
+    expect((await sim.call('GET', `/sim/ledger?instance=${name}`)).body.messages).toEqual([]);
+    expect((await find(name, {})).body.messages.total).toBe(0);
+    expect((await sim.call('GET', `/sim/events?instance=${name}&event=send.message`)).body.events).toEqual([]);
+  });
+});
+
+describe('storing new messages (Evolution DATABASE_SAVE_DATA_NEW_MESSAGE)', () => {
+  it('off for an instance: sends still go out (ledger, 201) but findMessages finds nothing, as Evolution answers with an empty table', async () => {
+    const name = freshName();
+    const other = freshName();
+    await createOpenInstance(sim, name);
+    await createOpenInstance(sim, other);
+    expect((await sim.call('PUT', '/sim/storage', { body: { instance: name, save_new_messages: false } })).body).toMatchObject({ instances: { [name]: false } });
+    try {
+      expect((await send(name, '14155550100', 'not kept')).status).toBe(201);
+      await inbound(name, '14155550100', 'not kept either');
+      await send(other, '14155550100', 'kept');
+      expect((await sim.call('GET', `/sim/ledger?instance=${name}`)).body.messages).toHaveLength(1);
+      const answer = await find(name, { where: { key: { fromMe: true } } });
+      expect(answer.status).toBe(200);
+      expect(answer.body.messages).toEqual({ total: 0, pages: 0, currentPage: 1, records: [] });
+      expect(texts(await find(other, {}))).toEqual(['kept']);
+    } finally {
+      await sim.call('PUT', '/sim/storage', { body: { instance: name, save_new_messages: true } });
+    }
+  });
+
+  it('is off by default, as in Evolution\'s env.config.ts (the test harness turns it on, as its .env.example does)', async () => {
+    const bare = await startSimulator({ saveNewMessages: undefined });
+    try {
+      expect((await bare.call('GET', '/sim/storage')).body).toEqual({ save_new_messages: false, instances: {} });
+    } finally {
+      await bare.close();
+    }
+    expect((await sim.call('GET', '/sim/storage')).body.save_new_messages).toBe(true);
+  });
+
+  it('refuses a setting that is not a boolean', async () => {
+    const answer = await sim.call('PUT', '/sim/storage', { body: { save_new_messages: 'yes' } });
+    expect(answer.status).toBe(400);
   });
 });

@@ -45,3 +45,11 @@ export function newMessageRowId(): string {
   for (const byte of randomBytes(23)) id += alphabet[byte % 36];
   return id;
 }
+
+/** Prisma cuid-like id of a `Chat` row ('c' + 24 base36): chats.upsert data[].id when Evolution renames a chat. */
+export function newChatRowId(): string {
+  const alphabet = '0123456789abcdefghijklmnopqrstuvwxyz';
+  let id = 'c';
+  for (const byte of randomBytes(24)) id += alphabet[byte % 36];
+  return id;
+}

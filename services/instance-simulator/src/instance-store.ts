@@ -1,5 +1,6 @@
 import { newInstanceId, newInstanceToken, newPairingCode, newQrCodeString } from './ids.ts';
 import QRCode from 'qrcode';
+import { sleep } from './sleep.ts';
 import type { SimEvents } from './sim-events.ts';
 import type { ConnectionState, InstanceSettings, Integration, SimInstance, WebhookConfig } from './types.ts';
 import { buildWebhookConfig, type WebhookInput } from './webhook-config.ts';
@@ -115,6 +116,17 @@ export class InstanceStore {
     instance.qrCode = null;
     this.setState(instance, 'close', statusReason);
     return instance;
+  }
+
+  /**
+   * A logout that completes later: `close` after `delayMs`, if the instance is still this one
+   * (not deleted or re-created under its name meanwhile) and not closed already.
+   */
+  closeLater(instance: SimInstance, delayMs: number, shutdown: AbortSignal): void {
+    void sleep(delayMs, shutdown).then(() => {
+      if (shutdown.aborted || this.byName.get(instance.instanceName) !== instance || instance.state === 'close') return;
+      this.disconnect(instance);
+    });
   }
 
   private setState(instance: SimInstance, state: ConnectionState, statusReason: number): void {

@@ -58,3 +58,15 @@ export function isGroupJid(jid: string): boolean {
 export function jidUser(jid: string): string {
   return jid.split('@')[0] ?? jid;
 }
+
+const LID_SUFFIX = '@lid';
+
+export function isLidJid(jid: string): boolean {
+  return jid.endsWith(LID_SUFFIX);
+}
+
+/** `123456789012345` or `123456789012345@lid` → the `@lid` jid Baileys 7 addresses that user by. */
+export function lidJid(lid: string): string {
+  const user = lid.trim().replace(/@.*$/, '').replace(/:\d+$/, '');
+  return `${user}${LID_SUFFIX}`;
+}

@@ -1,5 +1,6 @@
 import { buildSimulator } from './index.ts';
 import { DEFAULT_GLOBAL_API_KEY } from './options.ts';
+import { parseEvolutionVersion } from './evolution-version.ts';
 
 const host = process.env.SIM_HOST ?? '127.0.0.1';
 const port = Number.parseInt(process.env.SIM_PORT ?? '18090', 10);
@@ -12,6 +13,9 @@ const app = buildSimulator({
   // The phone page may embed the global key, for loopback visitors only.
   pageKeyInline: process.env.SIM_PAGE_KEY_INLINE === '1',
   exposeApiKeyInWebhook: process.env.SIM_WEBHOOK_EXPOSE_APIKEY !== '0',
+  // As Evolution reads DATABASE_SAVE_DATA_NEW_MESSAGE: on only when 'true'.
+  saveNewMessages: process.env.SIM_DATABASE_SAVE_DATA_NEW_MESSAGE === 'true',
+  evolutionVersion: parseEvolutionVersion(process.env.SIM_EVOLUTION_VERSION),
   ...(process.env.SIM_SERVER_URL ? { serverUrl: process.env.SIM_SERVER_URL } : {}),
   ...(prefixes ? { unknownNumberPrefixes: prefixes.filter((prefix) => prefix.length > 0) } : {}),
 });

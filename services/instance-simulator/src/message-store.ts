@@ -7,6 +7,12 @@ import type { MessageStatus, SimInstance } from './types.ts';
 // message sent (sendMessageWithTyping → prismaRepository.message.create(prepareMessage(..)))
 // and per message received (the messages.upsert handler), each with its `MessageUpdate` rows
 // (the messages.update handler stores one per receipt). Only what fetchMessages selects is kept.
+//
+// Evolution writes a sent or received message only when DATABASE_SAVE_DATA_NEW_MESSAGE is 'true'
+// (whatsapp.baileys.service.ts: `SAVE_DATA.NEW_MESSAGE` before message.create, ~2298 in
+// sendMessageWithTyping and ~1236 in messages.upsert at 2.3.6; ~2458/~1355 at 2.3.7; ~2734/~1526
+// at 2.4.0-rc2). Unset means off (src/config/env.config.ts: `=== 'true'`); its .env.example and
+// Docker/swarm stack set it on. With it off, findMessages reads an empty table: 200, no records.
 
 /** Prisma enum DeviceMessage: what Baileys' getDevice() makes of a message id. */
 export const DEVICE_SOURCES = ['ios', 'android', 'web', 'unknown', 'desktop'] as const;
@@ -58,6 +64,28 @@ export class MessageStore {
   private readonly byKeyId = new Map<string, StoredMessage>();
   /** key.id → row id, handed out before the row exists (send.message listeners run in any order). */
   private readonly rowIds = new Map<string, string>();
+  /** SAVE_DATA.NEW_MESSAGE per instance name, where set; else the server's setting. */
+  private readonly savingOf = new Map<string, boolean>();
+
+  /** `saveNewMessages`: the server's DATABASE_SAVE_DATA_NEW_MESSAGE. */
+  constructor(private saveNewMessages = false) {}
+
+  /** Turns storing new messages on or off, for one instance (by name) or for the server. */
+  setSaving(on: boolean, instanceName?: string): void {
+    if (instanceName === undefined) {
+      this.saveNewMessages = on;
+      this.savingOf.clear();
+    } else this.savingOf.set(instanceName, on);
+  }
+
+  saves(instanceName: string): boolean {
+    return this.savingOf.get(instanceName) ?? this.saveNewMessages;
+  }
+
+  /** The server's setting and the instances that differ from it. */
+  savingSettings(): { save_new_messages: boolean; instances: Record<string, boolean> } {
+    return { save_new_messages: this.saveNewMessages, instances: Object.fromEntries(this.savingOf) };
+  }
 
   /** Subscribe after the Evolution event wiring, so webhooks are queued first. */
   listenTo(events: SimEvents): void {
@@ -122,6 +150,7 @@ export class MessageStore {
   }
 
   private add(instance: SimInstance, row: StoredMessage): void {
+    if (!this.saves(instance.instanceName)) return;
     let rows = this.byInstanceId.get(instance.instanceId);
     if (!rows) {
       rows = [];

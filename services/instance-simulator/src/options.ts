@@ -1,9 +1,14 @@
+import { DEFAULT_EVOLUTION_VERSION } from './evolution-version.ts';
 import type { ResolvedAckDelays, ResolvedOptions, SimulatorOptions } from './types.ts';
 
 export const DEFAULT_GLOBAL_API_KEY = 'sim-global-key';
 export const DEFAULT_UNKNOWN_NUMBER_PREFIXES = ['+999', '999', '1999'];
 export const DEFAULT_ACK_DELAYS: ResolvedAckDelays = { serverAckMs: 50, deliveryMs: 150, readMs: 300 };
-export const DEFAULT_WEBHOOK_RETRY = { maxAttempts: 4, initialDelayMs: 100, maxDelayMs: 2000, timeoutMs: 5000 };
+export const DEFAULT_WEBHOOK_RETRY = { maxAttempts: 10, initialDelayMs: 100, maxDelayMs: 2000, timeoutMs: 5000 };
+
+/** Evolution's `await delay(5000)` after connecting in createInstance (qrcode: true). */
+export const DEFAULT_CREATE_QR_DELAY_MS = 5000;
+export const DEFAULT_LOGOUT_CLOSE_DELAY_MS = 250;
 
 export function resolveOptions(options: SimulatorOptions = {}): ResolvedOptions {
   const acks = options.ackDelays ?? {};
@@ -22,5 +27,10 @@ export function resolveOptions(options: SimulatorOptions = {}): ResolvedOptions 
     serverUrl: options.serverUrl,
     exposeApiKeyInWebhook: options.exposeApiKeyInWebhook ?? true,
     pageKeyInline: options.pageKeyInline ?? false,
+    createQrDelayMs: options.createQrDelayMs ?? DEFAULT_CREATE_QR_DELAY_MS,
+    logoutCloseDelayMs: options.logoutCloseDelayMs ?? DEFAULT_LOGOUT_CLOSE_DELAY_MS,
+    licenseRequired: options.licenseRequired ?? false,
+    saveNewMessages: options.saveNewMessages ?? false,
+    evolutionVersion: options.evolutionVersion ?? DEFAULT_EVOLUTION_VERSION,
   };
 }

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { createJid } from './jid.ts';
-import type { CallStatus, InboundMessage, SimCall, SimEvents, SimGroup } from './sim-events.ts';
+import { newChatRowId } from './ids.ts';
+import { createJid, isLidJid, lidJid } from './jid.ts';
+import type { CallStatus, InboundContent, InboundMessage, SimCall, SimEvents, SimGroup } from './sim-events.ts';
 import type { SimInstance } from './types.ts';
 
 // The other side of the line: contacts and groups that write to, call and change groups
@@ -21,8 +22,34 @@ export function groupJid(groupId: string): string {
   return trimmed.endsWith('@g.us') ? trimmed : `${trimmed.replace(/@.*$/, '')}@g.us`;
 }
 
-export interface CallInput {
-  from: string;
+/**
+ * Who writes or calls: a phone number (`from`), a LID (`lid`: WhatsApp's privacy id, Baileys 7
+ * addresses such senders as `<lid>@lid`), or both (the LID-addressed sender whose number
+ * WhatsApp also gave: key.remoteJidAlt / participantAlt).
+ */
+export interface SenderInput {
+  from?: string;
+  lid?: string;
+}
+
+export interface InboundInput extends SenderInput {
+  content: InboundContent;
+  pushName?: string;
+}
+
+/** The jid Baileys addresses the sender by, and its alternative. */
+function senderIds(input: SenderInput): { jid: string; alt: string | null; mode: 'pn' | 'lid' } {
+  const phone = input.from ? createJid(input.from) : null;
+  if (input.lid) return { jid: lidJid(input.lid), alt: phone, mode: 'lid' };
+  if (!phone) throw new Error('a sender needs a number or a lid');
+  return { jid: phone, alt: null, mode: isLidJid(phone) ? 'lid' : 'pn' };
+}
+
+function contentText(content: InboundContent): string {
+  return content.type === 'imageMessage' ? (content.caption ?? '') : content.text;
+}
+
+export interface CallInput extends SenderInput {
   missed: boolean;
   /** Overrides `missed`: how the call ends. */
   outcome?: 'accept' | 'timeout' | 'reject';
@@ -36,9 +63,16 @@ export interface CallInput {
 export const DEFAULT_RING_MS = 100;
 export const DEFAULT_TALK_MS = 100;
 
+interface PhoneChat {
+  /** The Chat row's cuid (chats.upsert data[].id when Evolution renames it). */
+  rowId: string;
+  name: string | null;
+  unread: number;
+}
+
 interface InstancePhoneState {
   inbound: InboundMessage[];
-  chats: Map<string, { name: string | null; unread: number }>;
+  chats: Map<string, PhoneChat>;
   groups: Map<string, SimGroup>;
   calls: SimCall[];
 }
@@ -52,7 +86,7 @@ export class Phone {
     // Outgoing messages open chats too, so a later reply is a chats.update.
     events.on('send.message', (instance, entry) => {
       const state = this.state(instance);
-      if (!state.chats.has(entry.remote_jid)) state.chats.set(entry.remote_jid, { name: null, unread: 0 });
+      if (!state.chats.has(entry.remote_jid)) state.chats.set(entry.remote_jid, { rowId: newChatRowId(), name: null, unread: 0 });
     });
   }
 
@@ -75,32 +109,74 @@ export class Phone {
 
   /** A contact writes to the instance's number. */
   receiveText(instance: SimInstance, input: { from: string; text: string; pushName?: string }): InboundMessage {
-    const remoteJid = createJid(input.from);
-    const pushName = input.pushName ?? remoteJid.split('@')[0] ?? input.from;
+    return this.receive(instance, { from: input.from, content: { type: 'conversation', text: input.text }, ...(input.pushName ? { pushName: input.pushName } : {}) });
+  }
+
+  /** A contact (by number, LID or both) sends a text, an extended text or an image. */
+  receive(instance: SimInstance, input: InboundInput): InboundMessage {
+    const sender = senderIds(input);
+    const known = this.state(instance).chats.get(sender.jid);
+    // A contact keeps its push name from one message to the next unless told otherwise.
+    const pushName = input.pushName ?? known?.name ?? sender.jid.split('@')[0] ?? sender.jid;
     return this.deliver(instance, {
-      remote_jid: remoteJid,
+      remote_jid: sender.jid,
       participant: null,
-      from: input.from,
+      addressing_mode: sender.mode,
+      sender_alt: sender.alt,
+      from: input.from ?? sender.jid,
       push_name: pushName,
-      text: input.text,
+      text: contentText(input.content),
+      content: input.content,
       chatName: pushName,
     });
+  }
+
+  /** A message received earlier, by id (for reads, edits and deletes). */
+  findInbound(instance: SimInstance, messageId: string): InboundMessage | undefined {
+    return this.byInstance.get(instance.instanceName)?.inbound.find((message) => message.id === messageId);
+  }
+
+  /** The chat row of a jid, if the instance has that chat. */
+  hasChat(instanceName: string, remoteJid: string): boolean {
+    return this.byInstance.get(instanceName)?.chats.has(remoteJid) ?? false;
+  }
+
+  /** The business reads, on its own phone, a message it received: a READ receipt with fromMe false. */
+  readByOwner(instance: SimInstance, message: InboundMessage): void {
+    const chat = this.state(instance).chats.get(message.remote_jid);
+    if (chat) chat.unread = 0;
+    this.events.emit('message.read-by-owner', instance, message);
+  }
+
+  /** The contact edits a message it sent. */
+  edit(instance: SimInstance, message: InboundMessage, text: string): void {
+    message.text = text;
+    this.events.emit('message.edited', instance, { message, text, protocolId: newInboundMessageId(), timestampMs: Date.now() });
+  }
+
+  /** The contact deletes a message it sent, for everyone. */
+  revoke(instance: SimInstance, message: InboundMessage): void {
+    this.events.emit('message.revoked', instance, { message, protocolId: newInboundMessageId(), timestampMs: Date.now() });
   }
 
   /** A member writes in a group the instance belongs to. */
   receiveGroupText(
     instance: SimInstance,
-    input: { groupId: string; participant: string; text: string; pushName?: string },
+    input: { groupId: string; participant?: string; participantLid?: string; text: string; pushName?: string },
   ): InboundMessage {
-    const participant = createJid(input.participant);
+    const sender = senderIds({ ...(input.participant ? { from: input.participant } : {}), ...(input.participantLid ? { lid: input.participantLid } : {}) });
+    const participant = sender.jid;
     const group = this.ensureGroup(instance, groupJid(input.groupId), participant);
     if (!group.participants.includes(participant)) group.participants.push(participant);
     return this.deliver(instance, {
       remote_jid: group.id,
       participant,
-      from: input.participant,
-      push_name: input.pushName ?? participant.split('@')[0] ?? input.participant,
+      addressing_mode: sender.mode,
+      sender_alt: sender.alt,
+      from: input.participant ?? participant,
+      push_name: input.pushName ?? participant.split('@')[0] ?? participant,
       text: input.text,
+      content: { type: 'conversation', text: input.text },
       chatName: group.subject,
     });
   }
@@ -140,7 +216,9 @@ export class Phone {
    * after talkMs. With the instance setting rejectCall, Evolution rejects every offer.
    */
   call(instance: SimInstance, input: CallInput): SimCall {
-    const from = createJid(input.from);
+    // Baileys reports the caller as addressed (a LID caller's from/chatId are `@lid`); Evolution
+    // maps it to the number only to answer with msgCall (2.3.7 l.1891), which is not simulated.
+    const from = senderIds(input).jid;
     const base: SimCall = {
       chatId: from,
       from,
@@ -196,12 +274,17 @@ export class Phone {
     // Baileys reports the chat after the message: new chats as chats.upsert, known ones as chats.update.
     const chat = state.chats.get(message.remote_jid);
     if (!chat) {
-      state.chats.set(message.remote_jid, { name: chatName, unread: 1 });
+      state.chats.set(message.remote_jid, { rowId: newChatRowId(), name: chatName, unread: 1 });
       this.events.emit('chats.upsert', instance, [{ remoteJid: message.remote_jid, name: chatName, unreadMessages: 1 }]);
     } else {
       chat.unread += 1;
-      if (!chat.name) chat.name = chatName;
       this.events.emit('chats.update', instance, [message.remote_jid]);
+      // The messages.upsert handler renames a known 1:1 chat whose contact's push name changed
+      // (2.3.6 l.1160-1173, 2.3.7 l.1178-1191): chats.upsert [{id: <Chat row cuid>, name}].
+      if (!message.participant && chatName && chat.name !== chatName) {
+        chat.name = chatName;
+        this.events.emit('chat.renamed', instance, { id: chat.rowId, remoteJid: message.remote_jid, name: chatName });
+      }
     }
     return message;
   }

@@ -23,6 +23,44 @@ export interface SimEventMap {
   'groups.upsert': [instance: SimInstance, group: SimGroup];
   'groups.update': [instance: SimInstance, update: SimGroupUpdate];
   'group-participants.update': [instance: SimInstance, update: SimParticipantsUpdate];
+  /** A known 1:1 chat's contact wrote under a new push name (Evolution renames the chat row). */
+  'chat.renamed': [instance: SimInstance, chat: SimChatRow];
+  /** The business's own phone read a message it received (a receipt on a fromMe:false message). */
+  'message.read-by-owner': [instance: SimInstance, message: InboundMessage];
+  /** The contact edited a message it sent earlier. */
+  'message.edited': [instance: SimInstance, edit: InboundEdit];
+  /** The contact deleted a message it sent earlier ("delete for everyone"). */
+  'message.revoked': [instance: SimInstance, revoke: InboundRevoke];
+  /** Pairing gave up: the QR was shown QRCODE_LIMIT times without a scan. */
+  'qrcode.limit': [instance: SimInstance];
+}
+
+/** What a contact sent, before Evolution's prepareMessage (Baileys' message content). */
+export type InboundContent =
+  | { type: 'conversation'; text: string }
+  | { type: 'extendedTextMessage'; text: string }
+  | { type: 'imageMessage'; caption: string | null; mimetype: string; /** The image file. */ base64: string };
+
+export interface InboundEdit {
+  message: InboundMessage;
+  text: string;
+  /** The id of the protocol message that carries the edit. */
+  protocolId: string;
+  /** Milliseconds. */
+  timestampMs: number;
+}
+
+export interface InboundRevoke {
+  message: InboundMessage;
+  protocolId: string;
+  timestampMs: number;
+}
+
+/** A `Chat` row of Evolution's database: its cuid, jid and name. */
+export interface SimChatRow {
+  id: string;
+  remoteJid: string;
+  name: string | null;
 }
 
 export interface SendTextResponse {
@@ -40,10 +78,16 @@ export interface SendTextResponse {
 export interface InboundMessage {
   id: string;
   instance: string;
-  /** The chat: the sender's jid, or the group's `@g.us` jid. */
+  /** The chat as Baileys addresses it: the sender's jid (`@s.whatsapp.net` or `@lid`), or the group's `@g.us` jid. */
   remote_jid: string;
-  /** Group messages only: the jid of the member who wrote. */
+  /** Group messages only: the jid of the member who wrote (`@lid` in LID-addressed groups). */
   participant: string | null;
+  /** Baileys 7 key.addressingMode: 'lid' when the sender is addressed by its LID. */
+  addressing_mode: 'pn' | 'lid';
+  /** Baileys 7 key.remoteJidAlt (1:1) / key.participantAlt (group): the sender's other id, when WhatsApp gave it. */
+  sender_alt: string | null;
+  /** What was sent; `text` above is its text or caption. */
+  content: InboundContent;
   /** The sender's number as given to the simulator. */
   from: string;
   push_name: string;

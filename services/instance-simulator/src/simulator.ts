@@ -14,9 +14,11 @@ import { registerChatRoutes } from './routes/chat-routes.ts';
 import { registerInboxRoutes } from './routes/inbox-routes.ts';
 import { registerInstanceRoutes } from './routes/instance-routes.ts';
 import { registerMessageRoutes } from './routes/message-routes.ts';
+import { registerLicenseGate } from './routes/license-gate.ts';
 import { registerRootRoutes } from './routes/root-routes.ts';
 import { registerPhonePage } from './routes/phone-page.ts';
 import { registerSimRoutes } from './routes/sim-routes.ts';
+import { registerStorageRoutes } from './routes/storage-routes.ts';
 import { registerWebhookRoutes } from './routes/webhook-routes.ts';
 import type { SimContext } from './sim-context.ts';
 import { createSimEvents } from './sim-events.ts';
@@ -52,7 +54,7 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
   const store = new InstanceStore(events);
   const eventLog = new EvolutionEventLog();
   const webhooks = new WebhookDispatcher(resolved.webhookRetry, shutdownController.signal);
-  const messages = new MessageStore();
+  const messages = new MessageStore(resolved.saveNewMessages);
   // Subscribed first, so each event is logged and queued before other listeners react to it.
   wireEvolutionEvents({
     events,
@@ -61,6 +63,9 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
     options: resolved,
     serverUrl: () => resolved.serverUrl ?? listeningUrl(app),
     messageRowId: (keyId) => messages.rowIdFor(keyId),
+    storesMessages: (instanceName) => messages.saves(instanceName),
+    // Called only once events flow, after `context` exists.
+    chatExists: (instanceName, remoteJid) => context.phone.hasChat(instanceName, remoteJid),
   });
   messages.listenTo(events);
   const context: SimContext = {
@@ -107,12 +112,15 @@ export function createSimulator(options: SimulatorOptions = {}): Simulator {
     });
   });
 
+  // Before the routes: Evolution 2.4's licence gate sits in front of its router.
+  registerLicenseGate(app, context);
   registerRootRoutes(app);
   registerInstanceRoutes(app, context);
   registerMessageRoutes(app, context);
   registerChatRoutes(app, context);
   registerWebhookRoutes(app, context);
   registerSimRoutes(app, context);
+  registerStorageRoutes(app, context);
   registerInboxRoutes(app);
   registerPhonePage(app, context);
 

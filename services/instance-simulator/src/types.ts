@@ -85,8 +85,10 @@ export type MessageStatus = 'ERROR' | 'PENDING' | 'SERVER_ACK' | 'DELIVERY_ACK' 
  * `disconnect`: the next send finds the phone unlinked: the instance drops to `close`
  * (connection.update) and the send answers 400 Connection Closed.
  * `ack_error`: the send is accepted (201, send.message) but the message ends in status ERROR.
- * `stall`: the send waits `delay_ms` before being accepted; a client that left meanwhile
- * leaves no trace (a manager that never processed the request).
+ * `stall`: a slow manager: the send is carried out after `delay_ms`, whether or not the client
+ * is still there (real Evolution goes on with a request its client abandoned).
+ * `hang_unsent`: waits `delay_ms`; a client that left meanwhile leaves no trace. Not a real
+ * Evolution behaviour: a send that certainly never happened, for tests.
  *
  * findMessages faults (`find_*`, a separate rule slot, so they never meet sendText):
  * `find_error_5xx`: 500; `find_timeout`: the answer comes after `delay_ms`.
@@ -99,6 +101,7 @@ export type FaultMode =
   | 'disconnect'
   | 'ack_error'
   | 'stall'
+  | 'hang_unsent'
   | 'find_error_5xx'
   | 'find_timeout';
 
@@ -133,9 +136,9 @@ export interface ResolvedAckDelays {
 
 /** Webhook retry policy (Evolution 2.3: WEBHOOK_RETRY_* env; the simulator's defaults are small). */
 export interface WebhookRetryOptions {
-  /** Attempts in all, the first included. Default 4. */
+  /** Attempts in all, the first included. Default 10, as Evolution (WEBHOOK_RETRY_MAX_ATTEMPTS). */
   maxAttempts?: number;
-  /** Delay before the first retry; doubles each retry. Default 100 ms. */
+  /** Delay before the first retry; doubles each retry, never below it (Evolution: 5 s). Default 100 ms. */
   initialDelayMs?: number;
   /** Cap of one backoff delay. Default 2000 ms. */
   maxDelayMs?: number;
@@ -165,6 +168,26 @@ export interface SimulatorOptions {
    * for requests from a loopback address. Default false (the page asks for the key).
    */
   pageKeyInline?: boolean;
+  /**
+   * How long `/instance/create` with `qrcode: true` waits before answering: Evolution connects and
+   * then `await delay(5000)` (instance.controller.ts createInstance, 2.3.6 and 2.4.0-rc2). Default 5000.
+   */
+  createQrDelayMs?: number;
+  /**
+   * After `/instance/logout` answers, how long until the instance reaches `close`: 2.3.x does not
+   * await logoutInstance (instance.controller.ts logout); the close comes with Baileys' socket
+   * close (whatsapp.baileys.service.ts connectionUpdate). Default 250.
+   */
+  logoutCloseDelayMs?: number;
+  /** Start unlicensed: business routes answer 503 LICENSE_REQUIRED (2.4.0-rc2 src/licensing/runtime.ts gateMiddleware). Default false; `PUT /sim/license`. */
+  licenseRequired?: boolean;
+  /**
+   * Evolution's DATABASE_SAVE_DATA_NEW_MESSAGE: keep sent and received messages in the store that
+   * POST /chat/findMessages reads. Default false, as Evolution's env.config.ts (unset is off).
+   */
+  saveNewMessages?: boolean;
+  /** The Evolution release whose webhook payloads are reproduced (SIM_EVOLUTION_VERSION). Default 2.3.7. */
+  evolutionVersion?: import('./evolution-version.ts').EvolutionVersion;
 }
 
 export interface ResolvedOptions {
@@ -178,4 +201,9 @@ export interface ResolvedOptions {
   serverUrl: string | undefined;
   exposeApiKeyInWebhook: boolean;
   pageKeyInline: boolean;
+  createQrDelayMs: number;
+  logoutCloseDelayMs: number;
+  licenseRequired: boolean;
+  saveNewMessages: boolean;
+  evolutionVersion: import('./evolution-version.ts').EvolutionVersion;
 }

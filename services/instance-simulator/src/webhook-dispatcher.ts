@@ -2,9 +2,13 @@ import { request } from 'undici';
 import { sleep } from './sleep.ts';
 import type { ResolvedOptions } from './types.ts';
 
-// Posts webhook envelopes. Deliveries of one instance go out one at a time, in the order
-// the events happened (a retried event holds back the later ones, as Evolution's awaited
-// emit does); instances do not wait for each other. Nothing here blocks an HTTP request.
+// Posts webhook envelopes as Evolution does. The Baileys handlers call sendDataWebhook without
+// awaiting it (whatsapp.baileys.service.ts 2.3.6 l.483, 1353, 1551; 2.3.7 l.509, 1483, 1702), so
+// every event is posted, and retried, on its own: webhook.controller.ts retryWebhookRequest
+// (2.3.6 ~l.190-280) loops up to WEBHOOK_RETRY_MAX_ATTEMPTS (10) with exponential backoff, ±20 %
+// jitter, never below the initial delay. A retried event therefore arrives after later ones
+// (a late `connecting` after `open`, DELIVERY_ACK before SERVER_ACK). Nothing here blocks an
+// HTTP request; idle() lets tests wait until every post has settled.
 
 /** Evolution 2.3 does not retry these (WEBHOOK_RETRY_NON_RETRYABLE_STATUS_CODES default). */
 export const NON_RETRYABLE_STATUS = [400, 401, 403, 404, 422];
@@ -32,7 +36,7 @@ export interface DeliveryRecord {
 }
 
 export class WebhookDispatcher {
-  private readonly queues = new Map<string, Promise<void>>();
+  private readonly inFlight = new Set<Promise<void>>();
   private readonly records: DeliveryRecord[] = [];
 
   constructor(
@@ -56,12 +60,15 @@ export class WebhookDispatcher {
     this.records.push(record);
     if (this.records.length > KEPT_RECORDS) this.records.splice(0, this.records.length - KEPT_RECORDS);
 
-    const previous = this.queues.get(delivery.instance) ?? Promise.resolve();
-    const next = previous.then(() => this.deliver(delivery, record)).catch(() => undefined);
-    this.queues.set(delivery.instance, next);
-    void next.then(() => {
-      if (this.queues.get(delivery.instance) === next) this.queues.delete(delivery.instance);
-    });
+    // Not chained to the instance's earlier posts: each event goes out (and retries) at once.
+    const posting = this.deliver(delivery, record).catch(() => undefined);
+    this.inFlight.add(posting);
+    void posting.then(() => this.inFlight.delete(posting));
+  }
+
+  /** Posts not yet delivered or given up. */
+  pending(): number {
+    return this.inFlight.size;
   }
 
   list(instance?: string): DeliveryRecord[] {
@@ -72,9 +79,9 @@ export class WebhookDispatcher {
     this.records.length = 0;
   }
 
-  /** Resolves once every queued delivery has finished (tests, shutdown). */
+  /** Resolves once every post has been delivered or given up (tests, shutdown). */
   async idle(): Promise<void> {
-    while (this.queues.size > 0) await Promise.all([...this.queues.values()]);
+    while (this.inFlight.size > 0) await Promise.all([...this.inFlight]);
   }
 
   private async deliver(delivery: WebhookDelivery, record: DeliveryRecord): Promise<void> {
@@ -90,7 +97,8 @@ export class WebhookDispatcher {
           headers: {
             accept: 'application/json, text/plain, */*',
             'user-agent': 'axios/1.7.9 (evolution-api simulator)',
-            ...delivery.headers,
+            // Header names are case-insensitive: a configured `User-Agent` replaces the default.
+            ...Object.fromEntries(Object.entries(delivery.headers).map(([name, value]) => [name.toLowerCase(), value])),
             'content-type': 'application/json',
           },
           body: payload,
@@ -112,10 +120,12 @@ export class WebhookDispatcher {
     this.finish(record, 'failed');
   }
 
+  /** retryWebhookRequest: min(initial·2^(n-1), max) ± 20 %, but never below the initial delay. */
   private backoff(attempt: number): number {
-    const base = Math.min(this.retry.initialDelayMs * 2 ** (attempt - 1), this.retry.maxDelayMs);
+    const { initialDelayMs, maxDelayMs } = this.retry;
+    const base = Math.min(initialDelayMs * 2 ** (attempt - 1), maxDelayMs);
     const jitter = base * JITTER * (Math.random() * 2 - 1);
-    return Math.max(0, Math.round(base + jitter));
+    return Math.round(Math.max(initialDelayMs, base + jitter));
   }
 
   private finish(record: DeliveryRecord, state: 'delivered' | 'failed'): void {

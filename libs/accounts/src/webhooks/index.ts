@@ -6,7 +6,7 @@ export { WebhookError, type WebhookRefusal, type WebhookRefusalDetails } from '.
 export { EndpointStatus, type CustomerScope } from './endpoint-store.ts';
 export { checkWebhookChoice, saveWebhook, setWebhook, type DestinationRules, type SavedWebhook, type SetWebhookInput, type WebhookChoice } from './configure.ts';
 export { DELIVERY_STATES, DeliveryState, showWebhook, type WebhookSummary } from './show.ts';
-export { pauseWebhook, resumeWebhook, rotateWebhookSecret } from './lifecycle.ts';
+export { pauseWebhook, resumeWebhook, rotateWebhookSecret, type RotateOptions } from './lifecycle.ts';
 export { AttemptRow as WebhookAttemptRow, DEFAULT_DELIVERY_LIMIT, listDeliveries, readDeliveries, resendDelivery, type DeliveryScope, type ListDeliveriesInput, type ListedDelivery } from './deliveries.ts';
 export { CLOCK_SKEW_MARGIN_MS, recoverDeliveries, type GatewayEventLog, type RecoverDeps, type RecoverInput, type RecoverReport } from './recover.ts';
 export { kafkaGatewayEventLog } from './event-log.ts';

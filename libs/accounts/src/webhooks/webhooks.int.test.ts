@@ -32,6 +32,7 @@ let events: GatewayEventLog;
 const box = testBox();
 const PUBLIC_RULES = { allowCidrs: [] as string[], httpsOnly: false };
 const RECEIVER = 'https://93.184.216.34/hooks/chat';
+const NO_OVERLAP = { overlapMs: 0 };
 
 beforeAll(async () => {
   isolation = await isolate();
@@ -94,11 +95,37 @@ describe('webhook operations scoped to a customer', () => {
     expect(JSON.stringify(shown)).not.toContain('whsec_');
     const updated = await setWebhook(pool, box, { instanceId, url: `${RECEIVER}/v2`, events: ['message.received', 'call'], rules: PUBLIC_RULES, customerId });
     expect(updated).toEqual({ instance_id: instanceId, destination_url: `${RECEIVER}/v2`, events: resolveSubscription(['message.received', 'call']), status: 'active' });
-    const rotated = await rotateWebhookSecret(pool, box, instanceId, scope);
+    const rotated = await rotateWebhookSecret(pool, box, instanceId, scope, NO_OVERLAP);
     expect(rotated.signing_secret).toMatch(/^whsec_/);
     expect(rotated.signing_secret).not.toBe(secret);
+    expect(rotated.previous_secret_expires_at).toBeNull();
     expect(await pauseWebhook(pool, instanceId, scope)).toMatchObject({ status: 'paused', previous_status: 'active' });
     expect(await resumeWebhook(pool, instanceId, scope)).toMatchObject({ status: 'active', previous_status: 'paused' });
+  });
+
+  it('rotating with an overlap keeps the replaced secret sealed beside the new one until the overlap ends; a second rotation keeps only the newest two', async () => {
+    const { customerId, instanceId, secret } = await customerWithWebhook('Rotator');
+    const Secrets = z.object({ signing_secret_enc: z.string(), previous_signing_secret_enc: z.string().nullable(), previous_secret_expires_at: z.date().nullable(), secret_rotated_at: z.date() });
+    const stored = () => pool.one(sql.type(Secrets)`SELECT signing_secret_enc, previous_signing_secret_enc, previous_secret_expires_at, secret_rotated_at FROM webhook_endpoints WHERE instance_id = ${instanceId}`);
+    const day = 24 * 3_600_000;
+
+    const first = await rotateWebhookSecret(pool, box, instanceId, { customerId }, { overlapMs: day });
+    let row = await stored();
+    expect(row.previous_signing_secret_enc).not.toContain(secret); // sealed at rest, like the current one
+    expect(box.open(row.previous_signing_secret_enc!)).toBe(secret);
+    expect(box.open(row.signing_secret_enc)).toBe(first.signing_secret);
+    expect(row.previous_secret_expires_at!.getTime() - row.secret_rotated_at.getTime()).toBe(day);
+    expect(first.previous_secret_expires_at).toBe(row.previous_secret_expires_at!.toISOString());
+
+    const second = await rotateWebhookSecret(pool, box, instanceId, { customerId }, { overlapMs: day });
+    row = await stored();
+    expect(box.open(row.previous_signing_secret_enc!)).toBe(first.signing_secret);
+    expect(box.open(row.signing_secret_enc)).toBe(second.signing_secret);
+
+    await rotateWebhookSecret(pool, box, instanceId, { customerId }, NO_OVERLAP);
+    row = await stored();
+    expect(row).toMatchObject({ previous_signing_secret_enc: null, previous_secret_expires_at: null });
+    expect(await refusal(rotateWebhookSecret(pool, box, instanceId, { customerId }, { overlapMs: -1 }))).toMatchObject({ refusal: 'invalid_input' });
   });
 
   it("refuses another customer's instance, and a deleted one, exactly as an unknown instance", async () => {
@@ -109,7 +136,7 @@ describe('webhook operations scoped to a customer', () => {
     const unknown = { code: 'not_found', refusal: 'no_instance', message: `No instance ${a.instanceId}.` };
     expect(await refusal(setWebhook(pool, box, { instanceId: a.instanceId, url: RECEIVER, events: ['all'], rules: PUBLIC_RULES, customerId: b }))).toEqual(unknown);
     expect(await refusal(showWebhook(pool, a.instanceId, asB))).toEqual(unknown);
-    expect(await refusal(rotateWebhookSecret(pool, box, a.instanceId, asB))).toEqual(unknown);
+    expect(await refusal(rotateWebhookSecret(pool, box, a.instanceId, asB, NO_OVERLAP))).toEqual(unknown);
     expect(await refusal(pauseWebhook(pool, a.instanceId, asB))).toEqual(unknown);
     expect(await refusal(resumeWebhook(pool, a.instanceId, asB))).toEqual(unknown);
     expect(await refusal(listDeliveries(pool, { instanceId: a.instanceId, customerId: b }))).toEqual(unknown);

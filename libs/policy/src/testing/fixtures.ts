@@ -4,6 +4,8 @@ import type { SendCommand } from '../types.ts';
 export const CUSTOMER = 'cus_1';
 export const INSTANCE = 'ins_1';
 export const RECIPIENT = '+14155552671';
+/** The linked id WhatsApp shows instead of RECIPIENT's number. */
+export const LID = '123456789012345@lid';
 /** 2026-11-22 12:00 UTC: the tests' "now". */
 export const T0 = Date.UTC(2026, 10, 22, 12);
 export const MINUTE = 60_000;
@@ -54,6 +56,11 @@ export const suppressed = (recipient = RECIPIENT, source: SuppressionSource = 'o
 
 export const unsuppressed = (recipient = RECIPIENT, source: SuppressionSource = 'opt_out', at = T0 - MINUTE): PolicyEvent => ({
   type: 'RecipientUnsuppressed', customerId: CUSTOMER, at, recipient, source, by: 'ops',
+});
+
+/** The manager reported both the linked id and the number of one sender on `instanceId`. */
+export const identityLinked = (lid = LID, phone = RECIPIENT, instanceId = INSTANCE, at = T0 - 30 * MINUTE): PolicyEvent => ({
+  type: 'RecipientIdentityLinked', customerId: CUSTOMER, at, instanceId, lid, phone,
 });
 
 export const paused = (instanceId = INSTANCE, at = T0 - HOUR): PolicyEvent => ({

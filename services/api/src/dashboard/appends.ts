@@ -6,6 +6,7 @@ import type { EventCodec } from '@gw/events';
 import type { KafkaClient } from '@gw/kafka';
 import { appendFacts } from '@gw/policy-log';
 import type { FastifyRequest } from 'fastify';
+import { SECURITY_ACTIONS, securityLog } from './plugins/security-log.ts';
 import { member } from './sessions/guards.ts';
 
 export interface DashboardAppends {
@@ -23,5 +24,7 @@ export function dashboardAppends(kafka: KafkaClient, codec: EventCodec): Dashboa
 /** Records a change the signed-in member made, on their customer, by their email. */
 export function recordChange(audit: AuditTrail, request: FastifyRequest, change: Omit<AccountChange, 'customerId' | 'by' | 'via'>): Promise<void> {
   const who = member(request);
+  const event = SECURITY_ACTIONS[change.action];
+  if (event) securityLog(request, event, { subjectId: change.subjectId, ...(change.details ? { details: change.details as Record<string, string> } : {}) });
   return audit.record({ ...change, customerId: who.customer_id, by: who.email, via: 'dashboard' });
 }

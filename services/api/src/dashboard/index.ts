@@ -22,6 +22,7 @@ import { messageRoutes } from './messages/routes.ts';
 import { policyLogRoutes } from './policy-log/routes.ts';
 import { suppressionRoutes } from './suppressions/routes.ts';
 import { usageRoutes } from './usage/routes.ts';
+import { checkFormInput } from './forms.ts';
 import { csrfPlugin } from './plugins/csrf.ts';
 import { pageErrorHandler } from './plugins/page-errors.ts';
 import type { MessagingRules } from './public/messaging-rules.ts';
@@ -67,10 +68,12 @@ export async function dashboardPlugin(app: FastifyInstance, deps: DashboardDeps)
   if (deps.settings.signUpPlan !== 'none') planChange('check', deps.settings.signUpPlan, { by: 'start', reason: 'check' });
   await app.register(formbody, { bodyLimit: 64 * 1024 });
   await app.register(cookie);
-  await app.register(sessionsPlugin, { pool: deps.pool, secureCookies, timeouts: { idleMs: deps.settings.sessionIdleMs, absoluteMs: deps.settings.sessionAbsoluteMs } });
+  await app.register(sessionsPlugin, { pool: deps.pool, secureCookies, lockout: { after: deps.settings.lockoutAfter, ms: deps.settings.lockoutMs }, timeouts: { idleMs: deps.settings.sessionIdleMs, absoluteMs: deps.settings.sessionAbsoluteMs } });
   await app.register(csrfPlugin, { hmacKey: deps.box.deriveKey('dashboard csrf tokens'), secureCookies });
   await app.register(rateLimit, { global: false });
   app.setErrorHandler(pageErrorHandler(app));
+  // Every form field and query value, once, through the API's text rule (forms.ts).
+  app.addHook('preValidation', checkFormInput);
   // Pages and forms are not the JSON API: none of them is in openapi.json.
   app.addHook('onRoute', (route) => {
     route.schema = { ...route.schema, hide: true };
@@ -86,8 +89,8 @@ export async function dashboardPlugin(app: FastifyInstance, deps: DashboardDeps)
     secureCookies,
     signUpPlan: deps.settings.signUpPlan,
   });
-  await app.register(memberRoutes, { pool: deps.pool, box: deps.box, appends: deps.appends, publicBaseUrl: deps.publicBaseUrl, secureCookies });
-  await app.register(mfaRoutes, { pool: deps.pool, box: deps.box, audit: deps.appends.audit, secureCookies });
+  await app.register(memberRoutes, { pool: deps.pool, box: deps.box, appends: deps.appends, publicBaseUrl: deps.publicBaseUrl, secureCookies, stepUpPerMinute: deps.settings.signInPerMinute });
+  await app.register(mfaRoutes, { pool: deps.pool, box: deps.box, audit: deps.appends.audit, secureCookies, stepUpPerMinute: deps.settings.signInPerMinute });
   await app.register(instanceRoutes, { pool: deps.pool, box: deps.box, audit: deps.appends.audit, instanceManager: deps.instanceManager, publicBaseUrl: deps.publicBaseUrl, send: deps.send });
   await app.register(webhookRoutes, { pool: deps.pool, box: deps.box, audit: deps.appends.audit, stepUpPerMinute: deps.settings.signInPerMinute, ...deps.webhooks });
   await app.register(apiKeyRoutes, { pool: deps.pool, box: deps.box, audit: deps.appends.audit, stepUpPerMinute: deps.settings.signInPerMinute });

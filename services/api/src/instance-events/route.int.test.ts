@@ -4,7 +4,7 @@ import { sql, z } from '@gw/db';
 import type { InstanceEventReceived } from '@gw/events';
 import { setInstanceWebhook } from '@gw/accounts';
 import { useApiFixture, type TestAccount } from '../testing/api-fixture.ts';
-import { INSTANCE_EVENT_BODY_LIMIT } from './route.ts';
+import { DEFAULT_INSTANCE_EVENT_BODY_LIMIT_BYTES } from '@gw/config';
 
 // POST /integrations/instances/{instance_id}/events/{token} in-process, over real Postgres, Kafka
 // and the registry. The token is the one `gatewayctl instance webhook-url` sets on the manager.
@@ -155,8 +155,34 @@ describe('instance events: refused', () => {
     expect(receivedWith(digestOf(badName))).toEqual([]);
   });
 
-  it('413 payload_too_large over 1 MB', async () => {
-    const raw = envelope({ data: [{ remoteJid: '14155550999@s.whatsapp.net', pad: 'x'.repeat(INSTANCE_EVENT_BODY_LIMIT) }] });
+  it('413 payload_too_large over the ingest body limit (32 MiB by default)', async () => {
+    const raw = envelope({ data: [{ remoteJid: '14155550999@s.whatsapp.net', pad: 'x'.repeat(DEFAULT_INSTANCE_EVENT_BODY_LIMIT_BYTES) }] });
     expect(await post(path, raw)).toEqual({ status: 413, body: { success: false, error: 'payload_too_large', message: 'The request body is too large.', details: {} } });
+  });
+});
+
+describe('instance events: what real Evolution servers post', () => {
+  it('takes chats.upsert whose data[].id is the manager\'s row id, not a JID', async () => {
+    // whatsapp.baileys.service.ts l.1173 (2.3.6): [{ ...existingChat, name: pushName }].
+    const raw = envelope({ event: 'chats.upsert', data: [{ id: 'cmfz8q0x30001qk0h7g6l2v1a', remoteJid: '14155550999@s.whatsapp.net', name: 'Ana', unreadMessages: 0, instanceId: randomUUID() }] });
+    expect(await post(path, raw)).toEqual({ status: 200, body: { success: true, status: 'accepted' } });
+    await suite.fixture.record((r) => r.event.type === 'InstanceEventReceived' && r.event.payload.digest === digestOf(raw), 'the chats.upsert envelope');
+  });
+
+  it('takes a media message posted with its base64 (over 1 MiB), recording it without the bytes', async () => {
+    const raw = envelope({
+      event: 'messages.upsert',
+      data: {
+        key: { remoteJid: '14155550999@s.whatsapp.net', fromMe: false, id: `IMG${randomUUID()}` },
+        messageType: 'imageMessage',
+        message: { imageMessage: { caption: 'the receipt', mimetype: 'image/jpeg', jpegThumbnail: Object.fromEntries(Array.from({ length: 2_000 }, (_, i) => [i, i % 256])) }, base64: 'QUJD'.repeat(600_000) },
+      },
+    });
+    expect(raw.length).toBeGreaterThan(2 * 1024 * 1024);
+    expect(await post(path, raw)).toEqual({ status: 200, body: { success: true, status: 'accepted' } });
+    const record = await suite.fixture.record((r) => r.event.type === 'InstanceEventReceived' && r.event.payload.digest === digestOf(raw), 'the media envelope');
+    const recorded = (record.event.payload as InstanceEventReceived).payload;
+    expect(recorded.length).toBeLessThan(1_000);
+    expect(JSON.parse(recorded).data.message).toEqual({ imageMessage: { caption: 'the receipt', mimetype: 'image/jpeg' } });
   });
 });

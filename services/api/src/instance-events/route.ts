@@ -4,18 +4,21 @@ import { BatchedLookup, GroupCommit } from '@gw/batching';
 import { ApiError } from '@gw/contract';
 import { sql, z, type Pool, type Queryable } from '@gw/db';
 import { newEventId, type EventCodec } from '@gw/events';
-import { envelopeProblem } from '@gw/evolution';
+import { DEFAULT_INSTANCE_EVENT_BODY_LIMIT_BYTES } from '@gw/config';
+import { envelopeProblem, withoutBinaryFields } from '@gw/evolution';
 import type { KafkaClient } from '@gw/kafka';
 import { secretMatches } from '@gw/security';
-
-/** Evolution posts media as base64 when configured; more than that is refused with 413. */
-export const INSTANCE_EVENT_BODY_LIMIT = 1024 * 1024;
 
 export interface InstanceEventsDeps {
   pool: Pool;
   kafka: KafkaClient;
   codec: EventCodec;
   clock?: () => number;
+  /**
+   * Evolution posts media as base64 when configured (config api.instanceEventBodyLimitBytes);
+   * more than this is refused with 413. Its bytes are dropped before the envelope is checked and recorded.
+   */
+  bodyLimitBytes?: number;
 }
 
 const InstanceRow = z.object({
@@ -78,8 +81,9 @@ export async function instanceEventsRoutes(app: FastifyInstance, deps: InstanceE
   const clock = deps.clock ?? Date.now;
   const instances = instanceLookup(deps.pool);
   const claims = ingestClaims(deps.pool);
+  const bodyLimit = deps.bodyLimitBytes ?? DEFAULT_INSTANCE_EVENT_BODY_LIMIT_BYTES;
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: INSTANCE_EVENT_BODY_LIMIT }, (_request, body, done) => done(null, body));
+  app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit }, (_request, body, done) => done(null, body));
 
   const handler = async (request: { params: { instance_id: string; token: string }; body: Buffer | undefined; log: FastifyInstance['log']; trace: FastifyRequest['trace'] }) => {
     const instance = INSTANCE_ID.test(request.params.instance_id) ? await instances.get(request.params.instance_id) : undefined;
@@ -95,7 +99,10 @@ export async function instanceEventsRoutes(app: FastifyInstance, deps: InstanceE
     if (typeof envelope !== 'object' || envelope === null || Array.isArray(envelope) || typeof (envelope as { event?: unknown }).event !== 'string') {
       throw new ApiError('validation_error', 'An instance event is a JSON object with a string "event".', { field: 'event', rule: 'required' }, 400);
     }
-    const { apikey: _secret, ...recorded } = envelope as Record<string, unknown> & { event: string };
+    // Without the manager's apikey, and without media bytes (message.base64, thumbnails: we never
+    // read them), before the checks: a caption is not refused for its photo, and the record stays small.
+    const { apikey: _secret, ...recorded } = withoutBinaryFields(envelope as Record<string, unknown> & { event: string });
+    // Of the bytes as posted: a manager's retry resends the same body (webhook.controller.ts retryWebhookRequest).
     const digest = createHash('sha256').update(raw).digest('hex');
     // Refused before it reaches Kafka, and recorded with its reason (Evolution does not retry a 400).
     const problem = envelopeProblem(recorded);
@@ -143,13 +150,13 @@ export async function instanceEventsRoutes(app: FastifyInstance, deps: InstanceE
   };
   app.post<{ Params: { instance_id: string; token: string }; Body: Buffer | undefined }>(
     '/integrations/instances/:instance_id/events/:token',
-    { bodyLimit: INSTANCE_EVENT_BODY_LIMIT, validatorCompiler: () => () => true, schema },
+    { bodyLimit, validatorCompiler: () => () => true, schema },
     async (request) => handler(request),
   );
   // Evolution's webhookByEvents appends the event name (e.g. /messages-upsert) to the URL.
   app.post<{ Params: { instance_id: string; token: string; event_path: string }; Body: Buffer | undefined }>(
     '/integrations/instances/:instance_id/events/:token/:event_path',
-    { bodyLimit: INSTANCE_EVENT_BODY_LIMIT, validatorCompiler: () => () => true, schema },
+    { bodyLimit, validatorCompiler: () => () => true, schema },
     async (request) => handler(request),
   );
 }

@@ -38,12 +38,27 @@ export function toResponse(progress: SendProgress, ids: { commandId: string; mes
   if (delivery?.type === 'MessageDispatched') {
     return { success: true, status: 'sent', message_id: delivery.payload.message_id, log_id: delivery.payload.log_id };
   }
+  if (delivery?.type === 'DeliveryFailed' && delivery.payload.reason === 'outcome_unknown') {
+    // The delivery resolver's final word on a send it cannot check and will not repeat
+    // (services/delivery/src/resolve/resolver.ts): neither sent nor certainly not sent.
+    return new ApiError('gateway_send_failed', 'The instance did not confirm the message in time and cannot tell whether it sent it: the message may or may not have been delivered. It will not be sent again.', {
+      reason: delivery.payload.reason,
+      detail: delivery.payload.detail,
+      message_id: delivery.payload.message_id,
+      log_id: delivery.payload.log_id,
+    });
+  }
   if (delivery?.type === 'DeliveryFailed' && !delivery.payload.definitive) {
     // Declared failed for lack of an acknowledgement, but the manager may still have sent it.
     return { success: true, status: 'pending', message_id: delivery.payload.message_id, log_id: delivery.payload.log_id };
   }
   if (delivery?.type === 'DeliveryFailed') {
-    return new ApiError('gateway_send_failed', 'The message passed the responsible-messaging checks but could not be delivered through the instance.', {
+    const words =
+      delivery.payload.reason === 'manager_license_required'
+        ? // libs/evolution sendText: Evolution 2.4 answered 503 LICENSE_REQUIRED; certainly not sent.
+          'The message passed the responsible-messaging checks, but the instance manager (Evolution API) is not activated: open its /manager page and activate its licence there, then send again.'
+        : 'The message passed the responsible-messaging checks but could not be delivered through the instance.';
+    return new ApiError('gateway_send_failed', words, {
       reason: delivery.payload.reason,
       detail: delivery.payload.detail,
       message_id: delivery.payload.message_id,

@@ -63,6 +63,14 @@ describe('toResponse', () => {
     });
   });
 
+  it('a send whose outcome is unknown (outcome_unknown, not definitive) is 502 gateway_send_failed saying it may or may not have been delivered', () => {
+    const unknown = { ...failed(false)!, payload: { ...(failed(false)!.payload as DeliveryFailed), reason: 'outcome_unknown', detail: 'cannot tell' } } as SendProgress['delivery'];
+    const { status, body } = answer(toResponse({ decision: decided(), delivery: unknown }, ids));
+    expect(status).toBe(502);
+    expect(body).toMatchObject({ success: false, error: 'gateway_send_failed', details: { reason: 'outcome_unknown', message_id: 'msg_1', log_id: 41 } });
+    expect(body.message).toMatch(/may or may not have been delivered/);
+  });
+
   it('a definitive failure is 502 gateway_send_failed with its reason and ids', () => {
     expect(answer(toResponse({ decision: decided(), delivery: failed(true) }, ids))).toEqual({
       status: 502,
@@ -155,5 +163,18 @@ describe('isFinal', () => {
     expect(isFinal({ decision: rejected({}), delivery: null })).toBe(true);
     expect(isFinal({ decision: decided(), delivery: null })).toBe(false);
     expect(isFinal({ decision: null, delivery: null })).toBe(false);
+  });
+});
+
+describe('toResponse for an instance manager that is not activated', () => {
+  it('answers 502 gateway_send_failed with details.reason manager_license_required and says to activate it at its /manager page', () => {
+    const delivery: SendProgress['delivery'] = {
+      type: 'DeliveryFailed',
+      payload: { event_id: 'evt_4', correlation_id: 'cmd_1', occurred_at: 3, customer_id: 'cus_1', instance_id: 'ins_1', message_id: 'msg_1', log_id: 41, reason: 'manager_license_required', detail: 'not activated', definitive: true } satisfies DeliveryFailed,
+    };
+    const { status, body } = answer(toResponse({ decision: decided(), delivery }, ids));
+    expect(status).toBe(502);
+    expect(body).toMatchObject({ success: false, error: 'gateway_send_failed', details: { reason: 'manager_license_required', message_id: 'msg_1', log_id: 41 } });
+    expect(JSON.stringify(body)).toContain('not activated: open its /manager page and activate its licence there');
   });
 });

@@ -15,6 +15,7 @@ import { buildApp } from '../app.ts';
 import { dashboardAppends } from '../dashboard/appends.ts';
 import { dashboardWebhookDeps } from '../dashboard/webhooks/deps.ts';
 import { messagingRules } from '../dashboard/public/messaging-rules.ts';
+import { useStepLedger } from '../dashboard/testing/page-client.ts';
 import type { GuardedRoute } from '../dashboard/sessions/guards.ts';
 import type { PbxDeps } from '../pbx/route.ts';
 import type { SendMessageDeps } from '../send-message/route.ts';
@@ -39,6 +40,8 @@ export interface AppSettings {
   dashboardRoutes: GuardedRoute[];
   /** The app's logger (default: none), e.g. to check what the app logs. */
   logger: Logger;
+  /** Proxies whose X-Forwarded-For is believed (default: none, as in production's default). */
+  trustedProxies: string[];
 }
 
 export interface FollowedRecord {
@@ -104,6 +107,8 @@ export async function apiFixture(): Promise<ApiFixture> {
   const records: FollowedRecord[] = [];
   const follower = await follow(runtime, records);
   const api = runtime.config.api;
+  // Dashboard tests reuse a user's current TOTP code; see totpNow.
+  useStepLedger(runtime.pool);
 
   const build = async (settings: Partial<AppSettings> = {}) => {
     const common = {
@@ -123,6 +128,7 @@ export async function apiFixture(): Promise<ApiFixture> {
       publicBaseUrl: 'https://gateway.test',
       bodyLimitBytes: settings.bodyLimitBytes ?? api.bodyLimitBytes,
       requestTimeoutMs: api.requestTimeoutMs,
+      ...(settings.trustedProxies ? { trustedProxies: settings.trustedProxies } : {}),
       idleTimeoutMs: api.sendDeadlineMs + 15_000,
       send,
       pbx,

@@ -5,6 +5,8 @@ import type { SendTask } from '../dispatch/outcomes.ts';
 export interface OpenSend extends SendTask {
   /** When the first attempt was claimed (ms): the manager is searched from then on. */
   firstClaimedMs: number;
+  /** When the current attempt started (ms): a slow manager may still carry it out for a while. */
+  attemptStartedMs: number;
   failedChecks: number;
   /** False for rows claimed before recipients and texts were kept: only the deadline can settle them. */
   resolvable: boolean;
@@ -21,6 +23,7 @@ const OpenRow = z.object({
   dispatch_phone: z.string().nullable(),
   dispatch_text: z.string().nullable(),
   created_ms: z.number(),
+  attempt_started_ms: z.number(),
 });
 const ProviderId = z.object({ provider_message_id: z.string() });
 const Attempt = z.object({ attempt: z.number() });
@@ -43,7 +46,8 @@ export async function takeDue(db: Queryable, afterMs: number, holdMs: number, li
     UPDATE deliveries d SET next_check_at = now() + make_interval(secs => ${holdMs}::float8 / 1000)
       FROM due WHERE d.message_id = due.message_id
     RETURNING d.message_id, d.command_id, d.customer_id, d.instance_id, d.log_id, d.attempt, d.failed_checks,
-      d.dispatch_phone, d.dispatch_text, (extract(epoch FROM d.created_at) * 1000)::float8 AS created_ms`);
+      d.dispatch_phone, d.dispatch_text, (extract(epoch FROM d.created_at) * 1000)::float8 AS created_ms,
+      (extract(epoch FROM d.attempt_started_at) * 1000)::float8 AS attempt_started_ms`);
   return rows.map((r) => ({
     messageId: r.message_id,
     commandId: r.command_id,
@@ -54,6 +58,7 @@ export async function takeDue(db: Queryable, afterMs: number, holdMs: number, li
     text: r.dispatch_text ?? '',
     attempt: r.attempt,
     firstClaimedMs: r.created_ms,
+    attemptStartedMs: r.attempt_started_ms,
     failedChecks: r.failed_checks,
     resolvable: r.dispatch_phone !== null && r.dispatch_text !== null,
   }));
@@ -81,4 +86,19 @@ export async function backOff(db: Queryable, send: OpenSend, delayMs: number): P
   await db.query(sql.typeAlias('void')`
     UPDATE deliveries SET failed_checks = failed_checks + 1, next_check_at = now() + make_interval(secs => ${delayMs}::float8 / 1000)
      WHERE message_id = ${send.messageId} AND attempt = ${send.attempt} AND state IN ('dispatching', 'unknown')`);
+}
+
+/** Not looked at again before `atMs` (an absence the manager might still turn into a send). */
+export async function holdUntil(db: Queryable, send: OpenSend, atMs: number): Promise<void> {
+  await db.query(sql.typeAlias('void')`
+    UPDATE deliveries SET next_check_at = to_timestamp(${atMs}::float8 / 1000)
+     WHERE message_id = ${send.messageId} AND attempt = ${send.attempt} AND state IN ('dispatching', 'unknown')`);
+}
+
+/** The provider id of the newest message the instance is known to have sent (its store must hold it, if it keeps any). */
+export async function newestSentId(db: Queryable, instanceId: string): Promise<string | null> {
+  return db.maybeOneFirst(sql.type(ProviderId)`
+    SELECT provider_message_id FROM deliveries
+     WHERE instance_id = ${instanceId} AND state = 'dispatched' AND provider_message_id IS NOT NULL
+     ORDER BY updated_at DESC LIMIT 1`);
 }

@@ -3,20 +3,40 @@ import { sql, z } from '@gw/db';
 import { SecretBox } from '@gw/security';
 import { readTopic } from '../../../../test/support/topic-reader.ts';
 import { claim, recordOutcomes } from '../dispatch/delivery-store.ts';
+import { dispatchAccepted } from '../dispatch/handler.ts';
 import { InstanceDirectory } from '../dispatch/instance-directory.ts';
-import { acceptedDecision, useDeliveryFixture } from '../testing.ts';
+import { acceptedDecision, asEvents, useDeliveryFixture } from '../testing.ts';
+import { randomUUID } from 'node:crypto';
+import { createOpenInstance } from '../../../instance-simulator/src/testing/sim-harness.ts';
 import { OpenSendResolver, type ResolverSettings } from './resolver.ts';
+
+const decisionSuffix = () => randomUUID().slice(0, 8);
 
 // The resolver of sends whose outcome is open, against real Postgres, Kafka and the simulator's
 // message store (Evolution's POST /chat/findMessages).
 const suite = useDeliveryFixture();
 
-const SETTINGS: ResolverSettings = { everyMs: 1_000_000, afterMs: 2_000, ackDeadlineMs: 600_000, maxAttempts: 3, lookupTimeoutMs: 1_500 };
+// The fixture's send timeout is 1.5 s: an absence counts 1.5 + 2 s after an attempt started.
+const SETTINGS: ResolverSettings = { everyMs: 1_000_000, afterMs: 2_000, ackDeadlineMs: 600_000, maxAttempts: 3, lookupTimeoutMs: 1_500, settleMs: 2_000, storeEvidenceTtlMs: 60_000 };
+
+const directory = () => new InstanceDirectory(suite.fixture.runtime.pool, new SecretBox(suite.fixture.isolation.env.GATEWAY_SECRET_KEY!));
 
 function resolver(settings: Partial<ResolverSettings> = {}) {
-  const directory = new InstanceDirectory(suite.fixture.runtime.pool, new SecretBox(suite.fixture.isolation.env.GATEWAY_SECRET_KEY!));
-  return new OpenSendResolver({ runtime: suite.fixture.runtime, directory, breakers: suite.breakers }, { ...SETTINGS, ...settings });
+  return new OpenSendResolver({ runtime: suite.fixture.runtime, directory: directory(), breakers: suite.breakers }, { ...SETTINGS, ...settings });
 }
+
+/** Sends a decision through the delivery stage's handler (claim, sendText, record), as the stage does. */
+const dispatchNow = (n: number, text: string) => {
+  const decision = acceptedDecision(suite.fixture, n, text);
+  return dispatchAccepted({ runtime: suite.fixture.runtime, directory: directory(), breakers: suite.breakers })(asEvents([decision]), {} as never).then(() => decision);
+};
+
+/** Makes the send due now, as if its attempt had started `agoMs` ago. */
+const age = (messageId: string, agoMs: number) =>
+  suite.fixture.runtime.pool.query(sql.typeAlias('void')`
+    UPDATE deliveries SET attempt_started_at = now() - make_interval(secs => ${agoMs}::float8 / 1000), next_check_at = NULL WHERE message_id = ${messageId}`);
+
+const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** A send claimed `agoMs` ago whose process died before recording anything. */
 async function interrupted(n: number, text: string, agoMs = 5_000) {
@@ -57,14 +77,77 @@ describe('the resolver of open sends', () => {
     expect(events.filter((e) => e.type === 'MessageDispatched' && e.payload.message_id === decision.message_id)).toHaveLength(1);
   });
 
-  it('sends again, under a new attempt, a send the manager confirms it does not have: exactly once', async () => {
-    const decision = await interrupted(2, 'never reached the manager');
+  it('sends again, once, a send absent from a store known to keep sent messages, but only once a slow send would have been stored', async () => {
+    // Positive evidence: the store holds a message the instance is known to have sent (201).
+    await dispatchNow(20, 'known sent, store on');
+    const decision = await interrupted(2, 'never reached the manager', 1_000);
+    await resolver({ afterMs: 0 }).resolveDue();
+    // 1 s after the attempt: a slow manager could still be sending it. Held, not resent.
+    expect(await row(decision.message_id)).toMatchObject({ state: 'dispatching', attempt: 1 });
+    expect((await suite.fixture.ledger()).get('never reached the manager')).toBeUndefined();
+    await age(decision.message_id, 5_000);
     await Promise.all([resolver().resolveDue(), resolver().resolveDue()]);
     expect(await row(decision.message_id)).toMatchObject({ state: 'dispatched', attempt: 2 });
     expect((await suite.fixture.ledger()).get('never reached the manager')).toBe(1);
     // The late answer of the first attempt changes nothing now.
     const late = await recordOutcomes(suite.fixture.runtime.pool, [{ messageId: decision.message_id, attempt: 1, outcome: null, detail: 'late' }]);
     expect(late.size).toBe(0);
+  });
+
+  it('never sends a second time a slow send the manager completes after our timeout: it is found once stored', async () => {
+    await sim('PUT', '/sim/faults', { instance: suite.fixture.managerInstance, mode: 'stall', delay_ms: 2_500, count: 1 });
+    const decision = await dispatchNow(5, 'slow but sent');
+    // Our call timed out (1.5 s); the manager is still at it.
+    expect(await row(decision.message_id)).toMatchObject({ state: 'unknown', attempt: 1 });
+    await resolver({ afterMs: 0 }).resolveDue();
+    expect(await row(decision.message_id)).toMatchObject({ state: 'unknown', attempt: 1 });
+    await pause(2_500); // the manager finishes the send and stores it
+    await suite.fixture.runtime.pool.query(sql.typeAlias('void')`UPDATE deliveries SET next_check_at = NULL WHERE message_id = ${decision.message_id}`);
+    await resolver({ afterMs: 0 }).resolveDue();
+    expect(await row(decision.message_id)).toMatchObject({ state: 'dispatched', attempt: 1 });
+    expect((await suite.fixture.ledger()).get('slow but sent')).toBe(1);
+  });
+
+  it('fails outcome_unknown, never sending again, a timed-out send when the manager stores nothing', async () => {
+    const manager = suite.fixture.managerInstance;
+    await sim('PUT', '/sim/storage', { instance: manager, save_new_messages: false });
+    try {
+      // The newest message known sent is not in the store: it is not known to keep them.
+      await dispatchNow(6, 'known sent, store off');
+      await sim('PUT', '/sim/faults', { instance: manager, mode: 'stall', delay_ms: 2_000, count: 1 });
+      const decision = await dispatchNow(7, 'slow, store off');
+      await pause(700); // the slow send completes, and is stored nowhere
+      await age(decision.message_id, 5_000);
+      await resolver().resolveDue();
+      expect(await row(decision.message_id)).toMatchObject({ state: 'failed', attempt: 1, failure_reason: 'outcome_unknown' });
+      expect((await suite.fixture.ledger()).get('slow, store off')).toBe(1);
+      const events = await readTopic(suite.fixture.isolation.env, 'deliveryEvents', 1500);
+      const failedEvent = events.find((e) => e.type === 'DeliveryFailed' && e.payload.message_id === decision.message_id);
+      expect(failedEvent?.payload).toMatchObject({ reason: 'outcome_unknown', definitive: false });
+      // Later rounds do not pick it up again.
+      await resolver().resolveDue();
+      expect((await suite.fixture.ledger()).get('slow, store off')).toBe(1);
+    } finally {
+      await sim('PUT', '/sim/storage', { instance: manager, save_new_messages: true });
+    }
+  });
+
+  it('fails outcome_unknown a send absent at a manager of which no message is known sent', async () => {
+    // A second instance on the same manager, with nothing dispatched through it yet.
+    const { runtime, simulator, isolation, customerId } = suite.fixture;
+    const manager = `fresh-${decisionSuffix()}`;
+    const instanceId = `ins_${decisionSuffix()}`;
+    const token = await createOpenInstance(simulator, manager);
+    await runtime.pool.query(sql.typeAlias('void')`
+      INSERT INTO instances (id, customer_id, name, manager_url, manager_instance, manager_api_key_enc)
+      VALUES (${instanceId}, ${customerId}, 'fresh', ${simulator.baseUrl}, ${manager}, ${new SecretBox(isolation.env.GATEWAY_SECRET_KEY!).seal(token)})`);
+    const decision = { ...acceptedDecision(suite.fixture, 8, 'first of a fresh instance'), instance_id: instanceId };
+    decision.dispatch = { ...decision.dispatch!, instance_name: manager };
+    await claim(runtime.pool, [decision]);
+    await age(decision.message_id, 5_000);
+    await resolver().resolveDue();
+    expect(await row(decision.message_id)).toMatchObject({ state: 'failed', failure_reason: 'outcome_unknown' });
+    expect((await simulator.call('GET', `/sim/ledger?instance=${manager}`)).body.messages).toHaveLength(0);
   });
 
   it('leaves a send alone while its attempt may still be under way', async () => {

@@ -1,12 +1,16 @@
 import { derivedEventId } from '@gw/events';
-import { findSentMessage } from '@gw/evolution';
+import { findSentMessage, type FindSentMessageResult } from '@gw/evolution';
 import { describeError } from '@gw/observability';
 import { recordOutcomes, type DeliveryOutcome } from '../dispatch/delivery-store.ts';
 import { sendThroughManager, type DispatchDeps } from '../dispatch/handler.ts';
 import type { InstanceDirectory } from '../dispatch/instance-directory.ts';
 import { mapConcurrent } from '../dispatch/map-concurrent.ts';
 import { dispatched, failed, outcomeRecords, toOutcome, type SendTask } from '../dispatch/outcomes.ts';
-import { attributedIds, backOff, startAttempt, takeDue, type OpenSend } from './open-sends.ts';
+import { attributedIds, backOff, holdUntil, startAttempt, takeDue, type OpenSend } from './open-sends.ts';
+import { StoreEvidenceCache } from './store-evidence.ts';
+
+/** DeliveryFailed reason of a send that may or may not have gone out, which we will not send again. */
+export const OUTCOME_UNKNOWN = 'outcome_unknown';
 
 export interface ResolverSettings {
   /** How often due sends are looked for. */
@@ -19,26 +23,39 @@ export interface ResolverSettings {
   maxAttempts: number;
   /** Budget of one lookup in the manager's store. */
   lookupTimeoutMs: number;
+  /** Past the send timeout, how long a slow manager may still carry out an abandoned send: an absence counts only after it. */
+  settleMs: number;
+  /** How long what was learned of an instance's store (keeps sent messages or not) is trusted. */
+  storeEvidenceTtlMs: number;
 }
 
 const BATCH = 32;
+/** While an attempt settles, its store is looked at this often (a slow send found early answers early). */
+const SETTLE_RECHECK_MS = 3_000;
 const backoffMs = (failedChecks: number) => Math.min(1_000 * 2 ** failedChecks, 30_000);
 
 /**
  * Settles sends whose outcome is open: a delivery process died mid-call (the row stayed
  * `dispatching`), or the manager's answer never came (`unknown`). The manager's own message store
  * decides (Evolution v2 POST /chat/findMessages): a message of ours to the recipient with this
- * text since the first claim means it was dispatched; a confirmed absence means it is sent again
- * under a new attempt; a manager that cannot be asked is asked again with backoff, and only past
- * ACK_DEADLINE_MS is the send failed (no_ack). Every outcome is appended to delivery-events (the
+ * text since the first claim means it was dispatched. An absence is a confirmed absence, and the
+ * send is sent again under a new attempt, only when the store is known to keep sent messages
+ * (store-evidence.ts) and the attempt is older than the send timeout plus `settleMs` (Evolution
+ * carries out a send whose caller gave up, and stores it only when it is done); before that the
+ * send is looked at again then; with the store not known on, it is failed `outcome_unknown` and
+ * never sent again (docs/decisions.md). A manager that cannot be asked is asked again with
+ * backoff, and only past ACK_DEADLINE_MS is the send failed (no_ack). Every outcome is appended to delivery-events (the
  * waiting request answers from it) before its row commits, with ids derived from the message and
  * attempt, so a round cut short repeats the same records.
  */
 export class OpenSendResolver {
   private timer: NodeJS.Timeout | undefined;
   private round: Promise<void> | undefined;
+  private readonly stores: StoreEvidenceCache;
 
-  constructor(private readonly deps: DispatchDeps & { directory: InstanceDirectory }, private readonly settings: ResolverSettings, private readonly clock: () => number = Date.now) {}
+  constructor(private readonly deps: DispatchDeps & { directory: InstanceDirectory }, private readonly settings: ResolverSettings, private readonly clock: () => number = Date.now) {
+    this.stores = new StoreEvidenceCache(settings.storeEvidenceTtlMs, clock);
+  }
 
   start(): void {
     this.timer = setInterval(() => {
@@ -76,22 +93,46 @@ export class OpenSendResolver {
     const { logger } = this.deps.runtime;
     const now = this.clock();
     const log = { correlation_id: send.commandId, message_id: send.messageId, attempt: send.attempt };
-    const lookup = send.resolvable ? await this.lookUp(send, now) : { kind: 'unreachable' as const, detail: 'claimed before recipients were kept' };
+    let lookup: FindSentMessageResult = send.resolvable ? await this.lookUp(send, now) : { kind: 'unreachable', detail: 'claimed before recipients were kept' };
     if (lookup.kind === 'found') {
       this.count('found');
+      this.stores.sawStored(send.instanceId);
       logger.info({ ...log }, 'open send found at the manager: dispatched');
       await this.settle(send, dispatched(send, lookup.providerMessageId, 'SERVER_ACK', now, derivedEventId(send.messageId, `found-${send.attempt}`)));
-    } else if (lookup.kind === 'absent') {
-      if (send.attempt >= this.settings.maxAttempts) {
-        this.count('given_up');
-        logger.warn({ ...log }, 'open send absent at the manager after the last attempt: failed');
-        await this.settle(send, failed(send, 'not_accepted', `the manager did not take the message in ${send.attempt} attempts`, true, now, derivedEventId(send.messageId, `given-up-${send.attempt}`)));
-      } else {
-        this.count('resent');
-        logger.info({ ...log }, 'open send absent at the manager: sent again under a new attempt');
-        await this.resend(send);
+      return;
+    }
+    if (lookup.kind === 'absent') {
+      const settledAt = send.attemptStartedMs + this.deps.runtime.config.delivery.sendTimeoutMs + this.settings.settleMs;
+      if (now < settledAt) {
+        // A slow manager may still be carrying the attempt out: look again soon, and decide on an
+        // absence only once the send would be stored.
+        this.count('settling');
+        await holdUntil(this.deps.runtime.pool, send, Math.min(settledAt, now + SETTLE_RECHECK_MS));
+        return;
       }
-    } else if (now - send.firstClaimedMs >= this.settings.ackDeadlineMs) {
+      const store = await this.storeEvidence(send);
+      if (store.kind === 'on') {
+        if (send.attempt >= this.settings.maxAttempts) {
+          this.count('given_up');
+          logger.warn({ ...log }, 'open send absent at the manager after the last attempt: failed');
+          await this.settle(send, failed(send, 'not_accepted', `the manager did not take the message in ${send.attempt} attempts`, true, now, derivedEventId(send.messageId, `given-up-${send.attempt}`)));
+        } else {
+          this.count('resent');
+          logger.info({ ...log }, 'open send absent at the manager, whose store keeps sent messages: sent again under a new attempt');
+          await this.resend(send);
+        }
+        return;
+      }
+      if (store.kind === 'off_or_unknown') {
+        this.count(OUTCOME_UNKNOWN);
+        logger.warn({ ...log, store: store.why }, 'open send not in a store not known to keep sent messages: failed (outcome_unknown), not sent again');
+        const detail = 'the instance did not answer in time and its message store cannot tell whether it sent the message';
+        await this.settle(send, failed(send, OUTCOME_UNKNOWN, detail, false, now, derivedEventId(send.messageId, `outcome-unknown-${send.attempt}`)));
+        return;
+      }
+      lookup = store;
+    }
+    if (now - send.firstClaimedMs >= this.settings.ackDeadlineMs) {
       this.count('no_ack');
       logger.warn({ ...log, detail: lookup.detail }, 'open send unresolved at the deadline: failed (no_ack)');
       await this.settle(send, failed(send, 'no_ack', 'no acknowledgement from the manager within the deadline', false, now, derivedEventId(send.messageId, 'no-ack')));
@@ -102,7 +143,14 @@ export class OpenSendResolver {
     }
   }
 
-  private async lookUp(send: OpenSend, now: number) {
+  /** Whether the instance's store is known to keep sent messages (see StoreEvidenceCache). */
+  private async storeEvidence(send: OpenSend) {
+    const target = await this.deps.directory.lookup(send.instanceId);
+    if (!target) return { kind: 'unreachable' as const, detail: 'the instance is no longer configured' };
+    return this.stores.of(this.deps.runtime.pool, send.instanceId, target, this.settings.lookupTimeoutMs);
+  }
+
+  private async lookUp(send: OpenSend, now: number): Promise<FindSentMessageResult> {
     const target = await this.deps.directory.lookup(send.instanceId);
     if (!target) return { kind: 'unreachable' as const, detail: 'the instance is no longer configured' };
     return findSentMessage({

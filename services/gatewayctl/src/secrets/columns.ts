@@ -34,6 +34,12 @@ export const SEALED_COLUMNS: readonly SealedColumn[] = [
     holds: 'the customer webhook signing secret (sealed by gatewayctl webhook set / rotate-secret; opened by the webhooks service)',
   },
   {
+    table: 'webhook_endpoints',
+    key: 'instance_id',
+    column: 'previous_signing_secret_enc',
+    holds: 'the webhook signing secret a rotation replaced, signing beside the new one until previous_secret_expires_at (moved there by rotate-secret; opened by the webhooks service)',
+  },
+  {
     table: 'users',
     key: 'id',
     column: 'totp_secret_enc',

@@ -88,11 +88,12 @@ export function registerWebhookCommands(program: Command, deps: WebhookCommandDe
 
   webhook
     .command('rotate-secret')
-    .description('issue a new signing secret (printed this once)')
+    .description('issue a new signing secret (printed this once); the old one keeps signing beside it for WEBHOOK_SECRET_OVERLAP_MS')
     .requiredOption('--instance <id>', 'instance id')
     .action(action(async (opts: { instance: string }) => {
       const keys = box();
-      return audited({ instanceId: opts.instance }, { action: 'webhook.secret_rotated', subjectId: opts.instance }, rotateWebhookSecret(await db(), keys, opts.instance));
+      const rotation = { overlapMs: config.webhooks.secretOverlapMs };
+      return audited({ instanceId: opts.instance }, { action: 'webhook.secret_rotated', subjectId: opts.instance }, rotateWebhookSecret(await db(), keys, opts.instance, {}, rotation));
     }));
 
   webhook

@@ -3,8 +3,11 @@
 import { checkWebhookChoice as checkChoice, WebhookError, type DestinationRules, type WebhookChoice } from '@gw/accounts';
 import type { WebhookDestinationError } from '@gw/webhooks';
 
-/** How to open a blocked range on purpose (a receiver on your own network), named from the blocked addresses. */
+/** How to open a blocked range (a receiver on your own network) or plain http on purpose, named from the refusal. */
 function openingHint(error: WebhookDestinationError): string {
+  if (error.code === 'https_required') {
+    return ' Plain http:// is refused by default (events carry message text and phone numbers); to allow it on purpose, set WEBHOOK_ALLOW_HTTP=true for gatewayctl and the webhooks service alike (a local stack started with make run does).';
+  }
   if (error.code !== 'destination_blocked') return '';
   const ranges = [...new Set(((error.details.blocked ?? []) as Array<{ range?: string }>).map((b) => b.range).filter(Boolean))];
   const example = ranges.length > 0 ? ranges.join(',') : '127.0.0.0/8';

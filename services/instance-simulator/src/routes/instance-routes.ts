@@ -5,6 +5,7 @@ import { connectionStateView, fetchInstanceView, qrCodeView } from '../instance-
 import type { SimContext } from '../sim-context.ts';
 import { INTEGRATIONS, type InstanceSettings, type Integration } from '../types.ts';
 import { parseWebhookInput, type WebhookInput } from '../webhook-config.ts';
+import { sleep } from '../sleep.ts';
 
 // Evolution v2 /instance/* (src/api/routes/instance.router.ts + instance.controller.ts).
 
@@ -75,9 +76,15 @@ export function registerInstanceRoutes(app: FastifyInstance, ctx: SimContext): v
       ...(token ? { token } : {}),
     });
 
-    // Evolution connects right away when asked for a QR code (Baileys only).
+    // Evolution connects right away when asked for a QR code (Baileys only), then waits 5 s
+    // before it answers (instance.controller.ts createInstance: `connectToWhatsapp(number)`,
+    // `await delay(5000)`; tags 2.3.6 and 2.4.0-rc2). The instance exists from the start: a
+    // client that gives up sooner leaves it behind, pairing.
     const wantsQr = body.qrcode === true && integration === 'WHATSAPP-BAILEYS';
-    if (wantsQr) await ctx.store.startConnecting(instance, number);
+    if (wantsQr) {
+      await ctx.store.startConnecting(instance, number);
+      await sleep(ctx.options.createQrDelayMs, ctx.shutdown);
+    }
 
     return reply.code(201).send({
       instance: {
@@ -138,8 +145,11 @@ export function registerInstanceRoutes(app: FastifyInstance, ctx: SimContext): v
       const instance = requireInstance(ctx, request.params.instanceName);
       requireInstanceKey(ctx, request, instance);
 
+      // instance.controller.ts connectToWhatsapp (2.3.6, 2.4.0-rc2): open answers the state;
+      // connecting answers the QR it holds and ignores `number` (so no pairing code: Evolution
+      // issue #2197); only from close does it connect again, with the number.
       if (instance.state === 'open') return connectionStateView(instance);
-      if (instance.state === 'close' || !instance.qrCode) {
+      if (instance.state === 'close') {
         await ctx.store.startConnecting(instance, optionalString(request.query.number) ?? instance.number);
       }
       return qrCodeView(instance);
@@ -158,18 +168,19 @@ export function registerInstanceRoutes(app: FastifyInstance, ctx: SimContext): v
     if (instance.state === 'close') {
       throw badRequest(`The "${instance.instanceName}" instance is not connected`);
     }
-    ctx.store.disconnect(instance);
+    // 2.3.x answers before the logout is done (instance.controller.ts logout calls
+    // logoutInstance without await); the state turns close when Baileys closes the socket.
+    // 2.4.0-rc2 awaits it; a client must not count on either.
+    ctx.store.closeLater(instance, ctx.options.logoutCloseDelayMs, ctx.shutdown);
     return { status: 'SUCCESS', error: false, response: { message: 'Instance logged out' } };
   });
 
   app.delete<{ Params: InstanceParams }>('/instance/delete/:instanceName', async (request) => {
     const instance = requireInstance(ctx, request.params.instanceName);
     requireInstanceKey(ctx, request, instance);
-    if (instance.state === 'open') {
-      throw badRequest(`The "${instance.instanceName}" instance needs to be disconnected`);
-    }
-    // Evolution logs a half-paired (connecting) instance out before removing it.
-    if (instance.state === 'connecting') ctx.store.disconnect(instance);
+    // Since 2.3.0 deleteInstance logs a connecting or open instance out itself, then removes it
+    // (2.2.x refused an open one with "needs to be disconnected").
+    if (instance.state !== 'close') ctx.store.disconnect(instance);
     ctx.store.delete(instance.instanceName);
     return { status: 'SUCCESS', error: false, response: { message: 'Instance deleted' } };
   });

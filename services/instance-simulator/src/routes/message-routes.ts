@@ -54,13 +54,19 @@ export function registerMessageRoutes(app: FastifyInstance, ctx: SimContext): vo
       if (fault?.mode === 'error_5xx') {
         throw new EvolutionError(500, 'Internal Server Error', 'Simulated failure (fault injection: error_5xx)');
       }
-      // The caller dies before the manager took the message: nothing of it may exist anywhere.
-      if (fault?.mode === 'stall') {
+      // `stall`: a slow Evolution. Its Express route (src/api/routes/sendMessage.router.ts, 2.3.6 to
+      // 2.4.0-rc2) awaits sendText and nothing in src/ listens for the request's 'close', so a
+      // send whose client left is carried out all the same: sent, stored and posted when the slow
+      // part ends (whatsapp.baileys.service.ts sendMessageWithTyping).
+      if (fault?.mode === 'stall') await sleep(fault.delay_ms, ctx.shutdown);
+      // `hang_unsent`: NOT a real Evolution behaviour (see above); a manager that dies with the
+      // request. Kept for tests of a send that certainly never happened.
+      if (fault?.mode === 'hang_unsent') {
         const client = clientGoneSignal(reply);
         await sleep(fault.delay_ms, AbortSignal.any([ctx.shutdown, client.signal]));
         client.dispose();
         if (client.signal.aborted) {
-          request.log.info({ instance: instance.instanceName }, 'client left during a stalled send; message not accepted');
+          request.log.info({ instance: instance.instanceName }, 'client left during a hang_unsent send; message not accepted');
           reply.hijack();
           reply.raw.destroy();
           return reply;

@@ -4,6 +4,7 @@ import { badRequest } from '../evolution-errors.ts';
 import { FAULT_MODES, type FaultInput } from '../fault-registry.ts';
 import { connectionStateView, qrCodeView } from '../instance-views.ts';
 import type { SimContext } from '../sim-context.ts';
+import { registerSimInboundRoutes } from './sim-inbound-routes.ts';
 import type { FaultMode, ResolvedAckDelays, SimInstance } from '../types.ts';
 
 // Control plane of the simulator (not part of Evolution): drive pairing, inject
@@ -114,39 +115,24 @@ export function registerSimRoutes(app: FastifyInstance, ctx: SimContext): void {
     },
   );
 
-  app.post<InstanceRoute>('/sim/instances/:instanceName/disconnect', async (request) => {
-    requireGlobalKey(ctx, request);
-    const instance = requireInstance(ctx, request.params.instanceName);
-    const reason = request.body?.status_reason;
-    if (reason !== undefined && (typeof reason !== 'number' || !Number.isInteger(reason))) {
-      throw badRequest('status_reason must be an integer (a Baileys DisconnectReason)');
-    }
-    ctx.store.disconnect(instance, reason as number | undefined);
-    return connectionStateView(instance);
-  });
-
-  app.post<InstanceRoute>('/sim/instances/:instanceName/inbound', async (request) => {
-    requireGlobalKey(ctx, request);
-    const instance = requireInstance(ctx, request.params.instanceName);
-    const from = requireString(request.body, 'from');
-    const text = requireString(request.body, 'text');
-    const pushName = optionalString(request.body, 'push_name');
-    requireOpen(instance);
-    const message = ctx.phone.receiveText(instance, { from, text, ...(pushName ? { pushName } : {}) });
-    return { message };
-  });
+  registerSimInboundRoutes(app, ctx);
 
   app.post<InstanceRoute>('/sim/instances/:instanceName/group-message', async (request) => {
     requireGlobalKey(ctx, request);
     const instance = requireInstance(ctx, request.params.instanceName);
     const groupId = requireString(request.body, 'group_id');
-    const participant = requireString(request.body, 'participant');
+    // `participant_lid`: a member of a LID-addressed group (key.participant @lid; with
+    // `participant` too, key.participantAlt is its number).
+    const participant = optionalString(request.body, 'participant');
+    const participantLid = optionalString(request.body, 'participant_lid');
+    if (!isNonEmptyString(participant) && !isNonEmptyString(participantLid)) throw badRequest('participant must be a non-empty string (or give participant_lid)');
     const text = requireString(request.body, 'text');
     const pushName = optionalString(request.body, 'push_name');
     requireOpen(instance);
     const message = ctx.phone.receiveGroupText(instance, {
       groupId,
-      participant,
+      ...(participant ? { participant } : {}),
+      ...(participantLid ? { participantLid: participantLid.trim() } : {}),
       text,
       ...(pushName ? { pushName } : {}),
     });
@@ -157,7 +143,10 @@ export function registerSimRoutes(app: FastifyInstance, ctx: SimContext): void {
     requireGlobalKey(ctx, request);
     const instance = requireInstance(ctx, request.params.instanceName);
     const body = request.body;
-    const from = requireString(body, 'from');
+    // `lid`: a LID-addressed caller (Baileys reports from/chatId as `@lid`).
+    const from = optionalString(body, 'from');
+    const lid = optionalString(body, 'lid');
+    if (!isNonEmptyString(from) && !isNonEmptyString(lid)) throw badRequest('from must be a non-empty string (or give lid)');
     const missed = body?.missed ?? false;
     if (typeof missed !== 'boolean') throw badRequest('missed must be a boolean');
     const outcome = body?.outcome;
@@ -170,7 +159,8 @@ export function registerSimRoutes(app: FastifyInstance, ctx: SimContext): void {
     const talkMs = optionalDelay(body, 'talk_ms');
     requireOpen(instance);
     const call = ctx.phone.call(instance, {
-      from,
+      ...(from ? { from } : {}),
+      ...(lid ? { lid: lid.trim() } : {}),
       missed,
       ...(outcome !== undefined ? { outcome } : {}),
       ...(isVideo !== undefined ? { isVideo } : {}),

@@ -21,7 +21,8 @@ export interface CallResult {
 /** Starts a real simulator on an ephemeral port, for int tests (here and in other services). */
 export async function startSimulator(options: SimulatorOptions = {}): Promise<Harness> {
   const globalKey = options.globalApiKey ?? TEST_GLOBAL_KEY;
-  const app = buildSimulator({ ...options, globalApiKey: globalKey });
+  // Tests meet a manager set up from Evolution's .env.example (storage on) unless they say otherwise.
+  const app = buildSimulator({ saveNewMessages: true, ...options, globalApiKey: globalKey });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const { port } = app.server.address() as AddressInfo;
   const baseUrl = `http://127.0.0.1:${port}`;

@@ -4,8 +4,8 @@ import { loadConfig } from '@gw/config';
 import { createPool, sql, z, type Pool } from '@gw/db';
 import { EventCodec, newEventId, Topics, type SendDecided } from '@gw/events';
 import { createLogger, createMetrics } from '@gw/observability';
-import { createPolicy, type PolicyEvent } from '@gw/policy';
-import { GENESIS_HASH, toFactRecord } from '@gw/policy-log';
+import { createPolicy, run as runEngine, type PolicyEvent } from '@gw/policy';
+import { GENESIS_HASH, ProjectionBatch, toFactRecord } from '@gw/policy-log';
 import { isolate, type Isolation } from '../../../../test/support/infra.ts';
 import { decideSends } from './handler.ts';
 import { LogIdBlock } from './log-ids.ts';
@@ -156,6 +156,54 @@ describe('policy batch handler', () => {
       { action: 'unsuppressed', source: 'manual', reason: 'asked again', created_by: 'ops', instance_id: null, inbound_message_id: null },
       { action: 'suppressed', source: 'opt_out', reason: 'keyword:STOP', created_by: 'recipient', instance_id: 'ins_1', inbound_message_id: 'in_1' },
     ]);
+  });
+
+  it('a linked id (@lid) opt-out moves to the number once the link is learned, in the projections as in the decision; an opt-in by the linked id lifts both', async () => {
+    const customer = `cus_${randomUUID().slice(0, 8)}`;
+    const run = handler();
+    const lid = '123456789012345@lid';
+    const phone = '+14155551001'; // what command(customer, 1) sends to
+    const facts: PolicyEvent[] = [
+      { type: 'RecipientSuppressed', customerId: customer, at, recipient: lid, source: 'opt_out', reason: 'keyword:STOP', by: 'recipient', instanceId: 'ins_1', inboundMessageId: 'in_1' },
+      { type: 'RecipientIdentityLinked', customerId: customer, at: at + 1000, instanceId: 'ins_1', lid, phone },
+    ];
+    await feed(run, onboarding(customer).map(fact));
+    const out = await decisions(await feed(run, [...facts.map(fact), command(customer, 1)]));
+    expect(out.map((d) => d.error_code)).toEqual(['recipient_suppressed']);
+    const Current = z.object({ recipient: z.string(), source: z.string(), reason: z.string() });
+    const current = (id: string) => pool.any(sql.type(Current)`SELECT recipient, source, reason FROM suppressions WHERE customer_id = ${id} ORDER BY recipient`);
+    expect(await current(customer)).toEqual([
+      { recipient: phone, source: 'opt_out', reason: 'keyword:STOP' },
+      { recipient: lid, source: 'opt_out', reason: 'keyword:STOP' },
+    ]);
+    const History = z.object({ recipient: z.string(), action: z.string(), linked_from: z.string().nullable() });
+    const history = (id: string) => pool.any(sql.type(History)`SELECT recipient, action, linked_from FROM suppression_history WHERE customer_id = ${id} ORDER BY id`);
+    // The linked id's row, then the number's, carried over from it.
+    expect(await history(customer)).toEqual([
+      { recipient: lid, action: 'suppressed', linked_from: null },
+      { recipient: phone, action: 'suppressed', linked_from: lid },
+    ]);
+
+    const optIn: PolicyEvent = { type: 'RecipientUnsuppressed', customerId: customer, at: at + 2000, recipient: lid, source: 'opt_out', by: 'recipient', instanceId: 'ins_1' };
+    await feed(run, [fact(optIn)]);
+    expect(await current(customer)).toEqual([]);
+    expect((await history(customer)).slice(2)).toEqual([
+      { recipient: lid, action: 'unsuppressed', linked_from: null },
+      { recipient: phone, action: 'unsuppressed', linked_from: lid },
+    ]);
+
+    // The projection rebuild (ProjectionBatch over what the engine folds) writes the same rows.
+    const twin = `${customer}_rebuilt`;
+    const rename = (e: PolicyEvent): PolicyEvent => ({ ...e, customerId: twin });
+    const { log } = runEngine([...facts, optIn].map((e) => ({ kind: 'fact' as const, event: rename(e) })), twin, POLICY);
+    const batch = new ProjectionBatch(pool);
+    for (const event of log.slice(0, 3)) await batch.add(event);
+    await batch.flush();
+    expect((await current(twin)).map((r) => r.recipient)).toEqual([phone, lid]);
+    for (const event of log.slice(3)) await batch.add(event);
+    await batch.flush();
+    expect(await current(twin)).toEqual([]);
+    expect(await history(twin)).toEqual(await history(customer));
   });
 
   it('log ids come out in increasing numeric order across blocks, and above whatever a chain already holds', async () => {

@@ -121,7 +121,9 @@ export function decideSends(runtime: Pick<Runtime, 'codec' | 'pool' | 'logger' |
         annotateSpan(trace, { [ATTR_GATEWAY_MESSAGE_ID]: entry.message_id, [ATTR_GATEWAY_OUTCOME]: entry.decision, ...(entry.error_code ? { [ATTR_GATEWAY_ERROR_CODE]: entry.error_code } : {}) });
         encoded.push(await codec.encode('SendDecided', entry, trace));
       } else {
-        logger.warn({ customer_id: output.event.customerId, type: output.event.type }, 'policy engine emitted a fact');
+        // An automatic pause is worth a warning; a suppression carried over to a linked id's number is routine.
+        const routine = output.event.type === 'RecipientSuppressed' || output.event.type === 'RecipientUnsuppressed';
+        logger[routine ? 'info' : 'warn']({ customer_id: output.event.customerId, type: output.event.type }, 'policy engine emitted a fact');
         encoded.push(await codec.encode('PolicyEventEmitted', toFactRecord(output.event, output.correlationId), trace));
       }
     }

@@ -3,11 +3,14 @@ import {
   classifyAttempt,
   deliver,
   planAfterAttempt,
+  signingSecretsAt,
+  withWebhookId,
   type AttemptClassification,
   type DeliveryPlan,
   type DeliveryResult,
   type RetryPolicy,
   type SsrfGuard,
+  type StoredSigningSecrets,
 } from '@gw/webhooks';
 import {
   ATTR_GATEWAY_OUTCOME,
@@ -28,8 +31,8 @@ export interface AttemptDeps {
   policy: RetryPolicy;
   now: () => number;
   random?: () => number;
-  /** The endpoint's signing secret in plain text (opened from its sealed form). */
-  secretFor(claim: ClaimedDelivery): string;
+  /** The endpoint's signing secrets in plain text (opened from their sealed form), with the previous one's expiry. */
+  secretsFor(claim: ClaimedDelivery): StoredSigningSecrets;
 }
 
 /** What one attempt did and what follows from it: the unit the recorder writes. */
@@ -43,7 +46,9 @@ export interface AttemptRecord {
 
 /**
  * One signed POST of a claimed delivery. The timestamp and signature are made for this attempt
- * (a retry carries a newer timestamp); the delivery id is the same on every attempt.
+ * (a retry carries a newer timestamp); the delivery id is the same on every attempt, and is in the
+ * posted body as webhook_id. While a rotated-out secret's overlap lasts (judged at the attempt's
+ * own time), it signs beside the current one.
  *
  * The attempt is a client span in the trace kept with the row (the enqueue span's), so the post
  * to the customer ends the trace of the send that caused it. The span names the destination's
@@ -68,15 +73,16 @@ export async function attemptDelivery(claim: ClaimedDelivery, deps: AttemptDeps)
 
 async function postOnce(claim: ClaimedDelivery, deps: AttemptDeps): Promise<AttemptRecord> {
   const attemptedAt = deps.now();
+  const body = claim.body;
   const headers = buildWebhookHeaders({
     event: claim.event,
     deliveryId: claim.deliveryId,
-    body: claim.body,
+    body,
     timestampSeconds: Math.floor(attemptedAt / 1000),
-    secret: deps.secretFor(claim),
+    secret: signingSecretsAt(deps.secretsFor(claim), attemptedAt),
     attempt: claim.attempt,
   });
-  const result = await deliver({ url: claim.destinationUrl, body: claim.body, headers, guard: deps.guard, timeoutMs: deps.policy.attemptTimeoutMs });
+  const result = await deliver({ url: claim.destinationUrl, body, headers, guard: deps.guard, timeoutMs: deps.policy.attemptTimeoutMs });
   const now = deps.now();
   const classification = classifyAttempt(result, now, deps.policy);
   const plan = planAfterAttempt({ attemptNumber: claim.roundAttempt, classification, now, policy: deps.policy, random: deps.random });

@@ -12,6 +12,9 @@ export interface ClaimedDelivery {
   roundAttempt: number;
   destinationUrl: string;
   signingSecretEnc: string;
+  /** The secret the last rotation replaced, sealed, and until when (Unix ms) it still signs; null when none. */
+  previousSigningSecretEnc: string | null;
+  previousSecretExpiresAt: number | null;
   /** The endpoint's failure streak when claimed: failing endpoints get one attempt at a time. */
   endpointFailing: boolean;
   /** The traceparent of the enqueue span (null: none kept); the attempt's span continues it. */
@@ -38,6 +41,8 @@ const ClaimRow = z.object({
   round_attempts: z.number(),
   destination_url: z.string(),
   signing_secret_enc: z.string(),
+  previous_signing_secret_enc: z.string().nullable(),
+  previous_secret_expires_at: z.date().nullable(),
   consecutive_failures: z.number(),
   trace_parent: z.string().nullable(),
 });
@@ -74,7 +79,8 @@ export async function claimDue(db: Queryable, input: ClaimInput): Promise<Claime
       FROM due, webhook_endpoints e
      WHERE d.delivery_id = due.delivery_id AND e.instance_id = d.instance_id
      RETURNING d.delivery_id, d.instance_id, d.event, d.body, d.attempts, d.round_attempts,
-               e.destination_url, e.signing_secret_enc, e.consecutive_failures, d.trace_parent`);
+               e.destination_url, e.signing_secret_enc, e.previous_signing_secret_enc, e.previous_secret_expires_at,
+               e.consecutive_failures, d.trace_parent`);
   return rows.map((r) => ({
     deliveryId: r.delivery_id,
     instanceId: r.instance_id,
@@ -84,6 +90,8 @@ export async function claimDue(db: Queryable, input: ClaimInput): Promise<Claime
     roundAttempt: r.round_attempts,
     destinationUrl: r.destination_url,
     signingSecretEnc: r.signing_secret_enc,
+    previousSigningSecretEnc: r.previous_signing_secret_enc,
+    previousSecretExpiresAt: r.previous_secret_expires_at?.getTime() ?? null,
     endpointFailing: r.consecutive_failures > 0,
     traceParent: r.trace_parent,
   }));

@@ -17,6 +17,8 @@ const claim = (roundAttempt: number): ClaimedDelivery => ({
   roundAttempt,
   destinationUrl: 'https://hooks.example.com/x',
   signingSecretEnc: 'sealed',
+  previousSigningSecretEnc: null,
+  previousSecretExpiresAt: null,
   endpointFailing: false,
   traceParent: null,
 });

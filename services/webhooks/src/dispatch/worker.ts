@@ -1,6 +1,6 @@
 import type { Pool } from '@gw/db';
 import { describeError, type Logger } from '@gw/observability';
-import { DeliveryScheduler, type RetryPolicy, type SsrfGuard } from '@gw/webhooks';
+import { DeliveryScheduler, type RetryPolicy, type SsrfGuard, type StoredSigningSecrets } from '@gw/webhooks';
 import { attemptDelivery, type AttemptDeps, type AttemptRecord } from './attempt.ts';
 import { claimDue, releaseExpiredLeases, type ClaimedDelivery } from './claims.ts';
 import { AttemptRecorder } from './recorder.ts';
@@ -42,7 +42,7 @@ export class DeliveryWorker {
 
   constructor(private readonly options: WorkerOptions) {
     this.now = options.now ?? Date.now;
-    this.attemptDeps = { guard: options.guard, policy: options.policy, now: this.now, secretFor: (c) => this.secret(c.signingSecretEnc) };
+    this.attemptDeps = { guard: options.guard, policy: options.policy, now: this.now, secretsFor: (c) => this.secretsOf(c) };
     this.scheduler = new DeliveryScheduler({
       globalConcurrency: options.concurrency,
       perEndpointConcurrency: (instanceId) => (this.failing.get(instanceId) ? 1 : options.endpointConcurrency),
@@ -139,6 +139,14 @@ export class DeliveryWorker {
         const idle = this.scheduler.activeFor(claim.instanceId) === 0 && this.scheduler.queuedFor(claim.instanceId) === 0;
         if (idle) this.failing.delete(claim.instanceId);
       });
+  }
+
+  private secretsOf(claim: ClaimedDelivery): StoredSigningSecrets {
+    return {
+      current: this.secret(claim.signingSecretEnc),
+      previous: claim.previousSigningSecretEnc === null ? null : this.secret(claim.previousSigningSecretEnc),
+      previousExpiresAt: claim.previousSecretExpiresAt,
+    };
   }
 
   private secret(sealed: string): string {

@@ -11,7 +11,8 @@ import { clearSessionCookie, setSessionCookie } from '../sessions/plugin.ts';
 import { closeAllSessions, closeSession, openSession, rotateSession } from '../sessions/store.ts';
 import { requireSignedIn } from '../sessions/guards.ts';
 import { hashPassword, PASSWORD_MAX, PASSWORD_MIN, passwordMatches, passwordProblem } from './passwords.ts';
-import { addMembership, clearFailures, createUser, EmailTaken, findUser, findUserByEmail, firstMembership, isLocked, recordFailure } from './users.ts';
+import { addMembership, clearFailures, countAttempt, createUser, EmailTaken, findUserByEmail, firstMembership, isLocked } from './users.ts';
+import { securityLog } from '../plugins/security-log.ts';
 import { EMAIL, form, text } from '../forms.ts';
 
 export interface AccountRoutesOptions {
@@ -31,6 +32,8 @@ const safeNext = (next: unknown) => (typeof next === 'string' && /^\/(?![/\\])[^
 const minutes = (ms: number) => Math.max(1, Math.ceil(ms / 60_000));
 
 export async function accountRoutes(app: FastifyInstance, opts: AccountRoutesOptions): Promise<void> {
+  // One answer for a wrong password, a locked account and an unknown address (no enumeration).
+  const wrongOrLocked = `The email or password is wrong, or the account is locked after ${opts.lockout.after} wrong attempts in a row (for ${minutes(opts.lockout.ms)} minute(s)).`;
   const limited = { rateLimit: { max: opts.signInPerMinute, timeWindow: 60_000 } };
   const signedIn = async (reply: FastifyReply, id: string, next: string) => {
     setSessionCookie(reply, id, opts.secureCookies);
@@ -85,21 +88,29 @@ export async function accountRoutes(app: FastifyInstance, opts: AccountRoutesOpt
       const next = safeNext(body.next);
       const refuse = (status: number, error: string) => reply.code(status).page('sign-in', { title: 'Sign in', next, email: body.email ?? '', error, notice: null });
       if (request.validationError) return refuse(400, 'Enter your email and password.');
-      const user = await findUserByEmail(opts.pool, body.email ?? '');
-      if (user && isLocked(user)) return refuse(429, `Too many wrong attempts. This account is locked for ${minutes(user.locked_until!.getTime() - Date.now())} more minute(s).`);
-      if (!(await passwordMatches(body.password ?? '', user?.password_hash ?? null)) || !user) {
-        if (user) await recordFailure(opts.pool, user.id, opts.lockout);
-        return refuse(401, 'The email or password is wrong.');
+      // Counted before the slow password check (parallel guesses each see the others), and the
+      // same answer, at the same cost, for a wrong password, a locked account and an unknown
+      // address: none of them says whether the address has an account.
+      const attempt = await countAttempt(opts.pool, { email: body.email ?? '' }, opts.lockout);
+      const matches = await passwordMatches(body.password ?? '', attempt?.allowed ? attempt.user.password_hash : null);
+      if (!attempt || !attempt.allowed || !matches) {
+        if (attempt && !attempt.allowed) securityLog(request, 'sign_in.locked', { userId: attempt.user.id, status: 401 });
+        else securityLog(request, 'sign_in.failed', { userId: attempt?.user.id ?? null, status: 401, reason: attempt ? 'wrong password' : 'unknown address' });
+        if (attempt?.allowed && isLocked(attempt.user)) securityLog(request, 'account.locked_out', { userId: attempt.user.id });
+        return refuse(401, wrongOrLocked);
       }
+      const user = attempt.user;
       // A session that was open in this browser ends: the new one gets a new id.
       if (request.account) await closeSession(opts.pool, request.account.id_hash);
       const membership = await firstMembership(opts.pool, user.id);
       if (user.mfa_enrolled_at) {
+        // The count stays until the code step passes: a known password does not reset code guessing.
         const id = await openSession(opts.pool, { userId: user.id, customerId: membership?.customer_id ?? null, stage: 'password', mfaAt: null });
         setSessionCookie(reply, id, opts.secureCookies);
         return reply.redirect(`/sign-in/code?next=${encodeURIComponent(next)}`, 303);
       }
       await clearFailures(opts.pool, user.id);
+      securityLog(request, 'sign_in.succeeded', { userId: user.id, customerId: membership?.customer_id ?? null, details: { second_factor: false } });
       const id = await openSession(opts.pool, { userId: user.id, customerId: membership?.customer_id ?? null, stage: 'full', mfaAt: null });
       return signedIn(reply, id, next);
     },
@@ -118,17 +129,21 @@ export async function accountRoutes(app: FastifyInstance, opts: AccountRoutesOpt
       const account = request.account;
       if (!account) return reply.redirect('/sign-in', 303);
       const next = safeNext(request.body?.next);
-      const user = await findUser(opts.pool, account.user_id);
-      if (!user || isLocked(user)) {
+      const attempt = await countAttempt(opts.pool, { userId: account.user_id }, opts.lockout);
+      if (!attempt || !attempt.allowed) {
+        securityLog(request, 'sign_in.locked', { userId: account.user_id, status: 429 });
         await closeSession(opts.pool, account.id_hash);
         clearSessionCookie(reply, opts.secureCookies);
         return reply.code(429).page('sign-in', { title: 'Sign in', next, email: '', error: 'Too many wrong attempts. This account is locked for a while.', notice: null });
       }
+      const user = attempt.user;
       if (request.validationError || !(await secondFactorMatches(opts.pool, opts.box, user, request.body.code))) {
-        await recordFailure(opts.pool, user.id, opts.lockout);
+        securityLog(request, 'second_factor.failed', { userId: user.id, status: 401, reason: 'sign-in code' });
+        if (isLocked(user)) securityLog(request, 'account.locked_out', { userId: user.id });
         return reply.code(401).page('sign-in-code', { title: 'Enter your code', next, error: 'That code is not right. Use the current code from your authenticator app, or a recovery code.' });
       }
       await clearFailures(opts.pool, user.id);
+      securityLog(request, 'sign_in.succeeded', { userId: user.id, customerId: account.customer_id, details: { second_factor: true } });
       const id = await rotateSession(opts.pool, account.id_hash, { stage: 'full', mfaAt: new Date() });
       return signedIn(reply, id, next);
     },

@@ -43,12 +43,41 @@ export async function findUser(pool: Queryable, userId: string): Promise<User | 
     SELECT id, email, password_hash, totp_secret_enc, mfa_enrolled_at, failed_sign_ins, locked_until FROM users WHERE id = ${userId}`);
 }
 
-/** Counts a wrong password or code; the `lockoutAfter`-th in a row locks the account for `lockoutMs`. */
-export async function recordFailure(pool: Queryable, userId: string, lockout: { after: number; ms: number }, now = new Date()): Promise<void> {
-  await pool.query(sql.typeAlias('void')`
-    UPDATE users SET failed_sign_ins = failed_sign_ins + 1,
-      locked_until = CASE WHEN failed_sign_ins + 1 >= ${lockout.after} THEN ${sql.timestamp(new Date(now.getTime() + lockout.ms))} ELSE locked_until END
-    WHERE id = ${userId}`);
+/** An attempt to prove who one is (a password or a code), counted before it is checked. */
+export interface CountedAttempt {
+  user: User;
+  /** False when the account was locked before this attempt: refuse it without looking at what was typed. */
+  allowed: boolean;
+}
+
+/**
+ * Counts an attempt BEFORE its password or code is checked, in one statement: the row is locked
+ * (FOR UPDATE, so parallel attempts are counted one after the other, each seeing the others'
+ * counts), a count whose lock has expired starts again, and the `lockout.after`-th attempt in a
+ * row locks the account for `lockout.ms`. An attempt made while locked is not allowed (and not
+ * counted: the lock does not grow). A right answer then clears the count (clearFailures).
+ * Null: no such user.
+ */
+export async function countAttempt(pool: Queryable, who: { email: string } | { userId: string }, lockout: { after: number; ms: number }, now = new Date()): Promise<CountedAttempt | null> {
+  const at = sql.timestamp(now);
+  const match = 'email' in who ? sql.fragment`lower(email) = lower(${normaliseEmail(who.email)})` : sql.fragment`id = ${who.userId}`;
+  const row = await pool.maybeOne(sql.type(UserRow.extend({ was_locked: z.boolean() }))`
+    WITH cur AS (
+      SELECT id, failed_sign_ins, locked_until, (locked_until IS NOT NULL AND locked_until > ${at}) AS was_locked,
+             CASE WHEN locked_until IS NOT NULL AND locked_until <= ${at} THEN 1 ELSE failed_sign_ins + 1 END AS next_count
+      FROM users WHERE ${match} FOR UPDATE
+    )
+    UPDATE users u SET
+      failed_sign_ins = CASE WHEN cur.was_locked THEN cur.failed_sign_ins ELSE cur.next_count END,
+      locked_until = CASE WHEN cur.was_locked THEN cur.locked_until
+                          WHEN cur.next_count >= ${lockout.after} THEN ${sql.timestamp(new Date(now.getTime() + lockout.ms))}
+                          ELSE NULL END,
+      last_failed_at = CASE WHEN cur.was_locked THEN u.last_failed_at ELSE ${at} END
+    FROM cur WHERE u.id = cur.id
+    RETURNING u.id, u.email, u.password_hash, u.totp_secret_enc, u.mfa_enrolled_at, u.failed_sign_ins, u.locked_until, cur.was_locked`);
+  if (!row) return null;
+  const { was_locked: wasLocked, ...user } = row;
+  return { user, allowed: !wasLocked };
 }
 
 export async function clearFailures(pool: Queryable, userId: string): Promise<void> {

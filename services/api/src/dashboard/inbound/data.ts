@@ -22,6 +22,8 @@ export const InboundRow = z.object({
   instance_name: z.string().nullable(),
   instance_deleted: z.boolean().nullable(),
   sender_suppressed: z.boolean(),
+  /** For a sender known only by a linked id (`…@lid`): the phone the instance has since learned for it. */
+  linked_phone: z.string().nullable(),
 });
 export type InboundRow = z.infer<typeof InboundRow>;
 
@@ -29,9 +31,12 @@ const COLUMNS = sql.fragment`
   m.id, m.instance_id, m.chat, m.sender, m.group_id, m.message_text, m.message_type, m.opt_action, m.received_at,
   to_char(m.received_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS at_key,
   i.name AS instance_name, (i.deleted_at IS NOT NULL) AS instance_deleted,
-  EXISTS (SELECT 1 FROM suppressions s WHERE s.customer_id = m.customer_id AND s.recipient = m.sender) AS sender_suppressed`;
+  EXISTS (SELECT 1 FROM suppressions s WHERE s.customer_id = m.customer_id AND s.recipient IN (m.sender, l.phone)) AS sender_suppressed,
+  l.phone AS linked_phone`;
 
-const FROM = sql.fragment`inbound_messages m LEFT JOIN instances i ON i.id = m.instance_id AND i.customer_id = m.customer_id`;
+// instance_lid_links: the lid → phone map the instance-events consumer learns (migration 1700000002000).
+const FROM = sql.fragment`inbound_messages m LEFT JOIN instances i ON i.id = m.instance_id AND i.customer_id = m.customer_id
+  LEFT JOIN instance_lid_links l ON l.instance_id = m.instance_id AND l.lid = m.sender`;
 
 /** The customer and the filters (not the page). */
 function filters(customerId: string, q: InboundQuery): Fragment {

@@ -14,6 +14,16 @@ import { chatLabel, cursorText, flagLabel, inboundFilterValues, parseInboundQuer
 
 const PATH = '/inbound-logs';
 
+/**
+ * How a sender reads: its number, or for one the chat network showed only by a linked id
+ * (`…@lid`, docs/decisions.md "Senders known only by a linked id") the number learned for it
+ * since, or plainly that the number is unknown; the linked id always shown, to tell senders apart.
+ */
+export function senderLabel(sender: string | null, linkedPhone: string | null): string | null {
+  if (!sender || !sender.endsWith('@lid')) return sender;
+  return `${linkedPhone ?? 'Unknown number'} · linked id ${sender}`;
+}
+
 export async function inboundRoutes(app: FastifyInstance, deps: DashboardDeps): Promise<void> {
   app.get(PATH, { preHandler: requirePermission('inbound.read') }, async (request, reply) => {
     const me = member(request);
@@ -28,6 +38,7 @@ export async function inboundRoutes(app: FastifyInstance, deps: DashboardDeps): 
       instance: row.instance_name ? `${row.instance_name}${row.instance_deleted ? ' (deleted)' : ''}` : row.instance_id,
       chat: chatLabel(row.chat, row.group_id),
       sender: row.sender,
+      senderLabel: senderLabel(row.sender, row.linked_phone),
       text: row.message_text,
       flag: row.opt_action,
       flagLabel: flagLabel(row.opt_action),

@@ -284,3 +284,25 @@ describe('test sends', () => {
     expect(suite.fixture.replies.calls.length).toBe(waits);
   });
 });
+
+describe('an instance manager that is not activated (Evolution 2.4: 503 LICENSE_REQUIRED)', () => {
+  it('says on the instance page and on create that the manager must be activated at its /manager page', async () => {
+    const id = await create(owner.client, 'licence-desk');
+    expect((await sim().call('PUT', '/sim/license', { body: { required: true } })).status).toBe(200);
+    try {
+      const page = await owner.client.get(`/instances/${id}/manage`);
+      expect(page.status).toBe(200);
+      expect(textOf(page.html, 'connection-state')).toBe('Instance manager not activated');
+      // Shown (not hidden), with the words.
+      expect(page.html).toMatch(/<div data-when="license_required"\s+id="license-required">/);
+      expect(page.html).toContain('Whoever runs it must open its <code>/manager</code> page and activate its licence there.');
+      expect((await stateOf(owner.client, id)).body.connection_state).toBe('license_required');
+
+      const refused = await owner.client.submit('/instances', '/instances', { name: 'licence-desk-2' });
+      expect(refused.status).toBe(502);
+      expect(textOf(refused.html, 'create-error')).toContain('not activated yet: open its /manager page and activate its licence there');
+    } finally {
+      await sim().call('PUT', '/sim/license', { body: { required: false } });
+    }
+  });
+});

@@ -2,7 +2,7 @@
 // lags and is empty until the manager's webhook reaches the gateway), with the QR code and pairing
 // code to link a phone while it is pairing.
 import type { ManagedInstance } from '@gw/accounts';
-import { connectInstance, connectionState } from '@gw/evolution';
+import { connectInstance, connectionState, ManagerHttpError } from '@gw/evolution';
 
 /** What GET /instances/:id/state answers, and what the manage page shows at load time. */
 export interface LiveState {
@@ -19,7 +19,11 @@ export const STATE_LABELS: Record<string, string> = {
   connecting: 'Waiting for a phone to link',
   close: 'Not connected',
   unreachable: 'Instance manager not reachable',
+  license_required: 'Instance manager not activated',
 };
+
+/** Evolution 2.4 refuses everything until activated (HTTP 503 LICENSE_REQUIRED): a state of its own, as the customer can act on it. */
+const isLicenseRequired = (error: unknown) => error instanceof ManagerHttpError && error.code === 'license_required';
 
 export const stateTone = (state: string) => (state === 'open' ? 'good' : state === 'connecting' ? '' : 'bad');
 
@@ -27,12 +31,15 @@ export const stateTone = (state: string) => (state === 'open' ? 'good' : state =
 const TIMEOUT_MS = 3000;
 const PNG_DATA_URL = /^data:image\/png;base64,[A-Za-z0-9+/=]+$/;
 
-/** The manager's state of the instance, `unreachable` when it does not answer (or no longer knows it). */
+/**
+ * The manager's state of the instance, `unreachable` when it does not answer (or no longer knows
+ * it), `license_required` when it is not activated.
+ */
 export async function connectionOf(instance: ManagedInstance): Promise<string> {
   try {
     return await connectionState(instance.managerUrl, instance.apiKey, instance.managerInstance, TIMEOUT_MS);
-  } catch {
-    return 'unreachable';
+  } catch (error) {
+    return isLicenseRequired(error) ? 'license_required' : 'unreachable';
   }
 }
 

@@ -1,7 +1,7 @@
 // An instance's manage page and what it does: its connection state (live through
 // GET /instances/:id/state, polled by assets/instance-live.js), pairing a phone and disconnecting it.
 import { normalizePhone } from '@gw/contract';
-import { connectInstance, logoutInstance, ManagerHttpError } from '@gw/evolution';
+import { LICENSE_REQUIRED_WORDS, logoutInstance, ManagerHttpError, restartPairing, waitUntilClosed } from '@gw/evolution';
 import type { FastifyInstance } from 'fastify';
 import { recordChange } from '../appends.ts';
 import { can } from '../roles/permissions.ts';
@@ -13,6 +13,10 @@ import { form } from '../forms.ts';
 import type { InstanceRoutesOptions } from './route-options.ts';
 
 const managerDown = () => new PageError(502, 'Instance manager not answering', 'The instance manager did not answer just now. Try again in a moment.');
+const managerNotActivated = () => new PageError(502, 'Instance manager not activated', LICENSE_REQUIRED_WORDS);
+const isCode = (error: unknown, code: ManagerHttpError['code']) => error instanceof ManagerHttpError && error.code === code;
+/** How long a pairing under way may take to end after its logout before a new one starts (Evolution 2.3 logs out in the background). */
+const CLOSE_WITHIN_MS = 10_000;
 
 export function manageRoutes(app: FastifyInstance, opts: InstanceRoutesOptions): void {
   const manageUrl = (id: string, done?: string) => `/instances/${encodeURIComponent(id)}/manage${done ? `?done=${done}` : ''}`;
@@ -43,10 +47,15 @@ export function manageRoutes(app: FastifyInstance, opts: InstanceRoutesOptions):
       }
       const managed = await openOwn(opts.pool, opts.box, instance);
       try {
-        // A pairing already under way keeps its codes: end it first, so this one starts afresh.
-        if ((await liveState(managed, { withCodes: false })).connection_state === 'connecting') await logoutInstance(managed.managerUrl, managed.apiKey, managed.managerInstance);
-        await connectInstance(managed.managerUrl, managed.apiKey, managed.managerInstance, phone);
-      } catch {
+        // A pairing already under way keeps its codes and ignores a number: restartPairing ends it
+        // and waits until the manager has closed it, so this one starts afresh.
+        await restartPairing(managed.managerUrl, managed.apiKey, managed.managerInstance, phone, { closeWithinMs: CLOSE_WITHIN_MS });
+      } catch (error) {
+        if (isCode(error, 'license_required')) throw managerNotActivated();
+        if (isCode(error, 'not_closed')) {
+          const message = 'The instance manager did not end the pairing under way in time, so a new one could not start. Wait a few seconds and try again.';
+          return reply.code(502).page('instance-manage', await managePage(opts.pool, opts.box, request, instance, { error: message }));
+        }
         throw managerDown();
       }
       await recordChange(opts.audit, request, { action: 'instance.pairing_started', subjectId: instance.id, instanceId: instance.id, details: { pairing_code: phone !== undefined } });
@@ -59,8 +68,12 @@ export function manageRoutes(app: FastifyInstance, opts: InstanceRoutesOptions):
     const managed = await openOwn(opts.pool, opts.box, instance);
     try {
       await logoutInstance(managed.managerUrl, managed.apiKey, managed.managerInstance);
+      // Evolution 2.3 answers before the logout is done: wait (bounded) so the page shows it closed;
+      // if it takes longer, the live page follows it.
+      await waitUntilClosed(managed.managerUrl, managed.apiKey, managed.managerInstance, CLOSE_WITHIN_MS).catch(() => undefined);
     } catch (error) {
       // 400: Evolution's answer for an instance that is not connected; nothing left to do.
+      if (isCode(error, 'license_required')) throw managerNotActivated();
       if (!(error instanceof ManagerHttpError && error.status === 400)) throw managerDown();
     }
     await recordChange(opts.audit, request, { action: 'instance.disconnected', subjectId: instance.id, instanceId: instance.id });

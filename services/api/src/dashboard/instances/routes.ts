@@ -2,6 +2,7 @@
 // event webhook pointed at the gateway) and deleting one. The manage page, its live state and the
 // test sends are in manage-routes.ts and test-send-routes.ts.
 import { AccountError, createInstance, deleteInstance, listInstances, setInstanceWebhook } from '@gw/accounts';
+import { LICENSE_REQUIRED_WORDS, ManagerHttpError } from '@gw/evolution';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { recordChange } from '../appends.ts';
 import { can } from '../roles/permissions.ts';
@@ -43,7 +44,10 @@ export async function instanceRoutes(app: FastifyInstance, opts: InstanceRoutesO
       });
     } catch (error) {
       if (error instanceof AccountError) return again(error.code === 'conflict' ? 409 : 400, error.message);
-      request.log.warn({ err: { type: (error as Error).name } }, 'instance manager did not create an instance');
+      const code = error instanceof ManagerHttpError ? error.code : undefined;
+      request.log.warn({ err: { type: (error as Error).name, code } }, 'instance manager did not create an instance');
+      if (code === 'license_required') return again(502, LICENSE_REQUIRED_WORDS);
+      if (code === 'name_in_use') return again(502, 'The instance manager already has an instance by that name that the gateway did not create. Choose another name, or ask whoever runs the manager to remove it.');
       return again(502, 'The instance manager could not create the instance just now. Try again in a moment.');
     }
     await recordChange(opts.audit, request, { action: 'instance.created', subjectId: created.instance_id, instanceId: created.instance_id, details: { name } });

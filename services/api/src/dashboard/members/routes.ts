@@ -8,7 +8,7 @@ import type { SecretBox } from '@gw/security';
 import { hashPassword, PASSWORD_MAX, PASSWORD_MIN, passwordProblem } from '../accounts/passwords.ts';
 import { addMembership, createUser, EmailTaken, findUserByEmail } from '../accounts/users.ts';
 import { recordChange, type DashboardAppends } from '../appends.ts';
-import { requireStepUp } from '../mfa/step-up.ts';
+import { requireStepUp, STEP_UP_REFUSED, stepUpPasses, stepUpRateLimit } from '../mfa/step-up.ts';
 import { isRole, ROLES, type Role } from '../roles/permissions.ts';
 import { member, PageError, requirePermission } from '../sessions/guards.ts';
 import { setSessionCookie } from '../sessions/plugin.ts';
@@ -22,6 +22,8 @@ export interface MemberRoutesOptions {
   appends: DashboardAppends;
   publicBaseUrl: string;
   secureCookies: boolean;
+  /** Forms that ask for a code again, per user and minute. */
+  stepUpPerMinute: number;
 }
 
 export async function memberRoutes(app: FastifyInstance, opts: MemberRoutesOptions): Promise<void> {
@@ -49,15 +51,17 @@ export async function memberRoutes(app: FastifyInstance, opts: MemberRoutesOptio
 
   app.get('/members', { preHandler: requirePermission('dashboard.view') }, async (request, reply) => reply.page('members', await page(request)));
 
-  app.post<{ Body: { email: string; role: string } }>(
+  app.post<{ Body: { email: string; role: string; code?: string } }>(
     '/members/invite',
-    { preHandler: requirePermission('members.manage'), schema: form({ email: text(320), role: text(20) }, ['email', 'role']), attachValidation: true },
+    { preHandler: requirePermission('members.manage'), schema: form({ email: text(320), role: text(20), code: text(40) }, ['email', 'role']), attachValidation: true, config: stepUpRateLimit(opts.stepUpPerMinute) },
     async (request, reply) => {
       const email = (request.body?.email ?? '').trim();
       const role = request.body?.role as InvitableRole;
       if (request.validationError || !EMAIL.test(email) || !INVITABLE_ROLES.includes(role)) {
         return reply.code(400).page('members', await page(request, { error: 'Enter an email address and choose a role.' }));
       }
+      // An invitation grants a role: a code again, as for a role change.
+      if (!(await stepUpPasses(opts.pool, opts.box, member(request), request.body?.code))) return reply.code(400).page('members', await page(request, { error: STEP_UP_REFUSED }));
       const me = member(request);
       const token = await createInvite(opts.pool, { customerId: me.customer_id, email, role, invitedBy: me.user_id });
       await recordChange(opts.appends.audit, request, { action: 'member.invited', subjectId: email, details: { role } });
@@ -67,7 +71,7 @@ export async function memberRoutes(app: FastifyInstance, opts: MemberRoutesOptio
 
   app.post<{ Params: { userId: string }; Body: { role: string; code: string } }>(
     '/members/:userId/role',
-    { preHandler: requirePermission('members.manage'), schema: form({ role: text(20), code: text(40) }, ['role']), attachValidation: true },
+    { preHandler: requirePermission('members.manage'), schema: form({ role: text(20), code: text(40) }, ['role']), attachValidation: true, config: stepUpRateLimit(opts.stepUpPerMinute) },
     async (request, reply) => {
       const role = request.body?.role;
       if (!isRole(role)) return reply.code(400).page('members', await page(request, { error: 'Choose a role.' }));

@@ -20,7 +20,7 @@ export interface Label {
 
 /**
  * Why a send failed, by the reason the delivery stage records (libs/evolution sendText, the
- * resolver's no_ack and not_accepted). Anything else shows as its code in words.
+ * resolver's no_ack, not_accepted and outcome_unknown). Anything else shows as its code in words.
  */
 const FAILURES: Record<string, string> = {
   unknown_number: 'the number is not on the chat network',
@@ -30,6 +30,7 @@ const FAILURES: Record<string, string> = {
   circuit_open: 'the instance was failing, so sending was held back',
   no_ack: 'the instance did not confirm the message in time',
   not_accepted: 'the instance did not take the message after several tries',
+  outcome_unknown: 'the instance did not confirm the message; it may or may not have been delivered',
   // A receipt of the chat network (ERROR ack) after the message was sent.
   network_error: 'the chat network could not deliver it',
 };

@@ -1,6 +1,9 @@
 // TOTP (RFC 6238, 6 digits, 30 s) through otplib, and recovery codes. The TOTP secret is sealed
-// with the gateway's secret key (it must be read back to check a code); recovery codes are
-// stored as SHA-256 hashes and each works once.
+// with the gateway's secret key (it must be read back to check a code). Each TOTP code works once
+// per user: the time step of the last accepted code is kept in `users.totp_last_step`, and a code
+// of that step or an earlier one is refused (ASVS 2.8.4). Recovery codes carry 120 random bits
+// and are stored as SHA-256 hashes (ASVS 2.6.2: at >= 112 bits an approved unsalted hash is
+// enough); each works once.
 import { randomBytes } from 'node:crypto';
 import { generateSecret, generateURI, verify } from 'otplib';
 import QRCode from 'qrcode';
@@ -9,6 +12,8 @@ import { hashSecret, type SecretBox } from '@gw/security';
 
 export const ISSUER = 'Chat Gateway';
 export const RECOVERY_CODES = 10;
+/** Bits of randomness in a recovery code made now (15 bytes, 24 base32 characters). */
+export const RECOVERY_CODE_BITS = 120;
 
 export const newTotpSecret = () => generateSecret();
 
@@ -18,31 +23,73 @@ export async function enrolmentQr(email: string, secret: string): Promise<{ uri:
   return { uri, qr: await QRCode.toDataURL(uri, { margin: 1, width: 220 }) };
 }
 
-/** A code from the authenticator: the current period or the one either side (clock drift). */
-export async function codeMatches(secret: string, code: string): Promise<boolean> {
+/**
+ * The time step of a code from the authenticator (the current period or the one either side, for
+ * clock drift), or null when it is not one. Says nothing about whether the step was used before.
+ */
+export async function codeStep(secret: string, code: string): Promise<number | null> {
   const token = code.replace(/\s+/g, '');
-  if (!/^\d{6}$/.test(token)) return false;
+  if (!/^\d{6}$/.test(token)) return null;
   const result = await verify({ secret, token, epochTolerance: 30 });
-  return result.valid;
+  if (!result.valid) return null;
+  // The TOTP result carries its time step (otplib 13: `timeStep`); the shared result type does not say so.
+  return (result as { timeStep?: number }).timeStep ?? null;
 }
 
-/** Ten codes of 10 characters, shown once; each can stand in for a TOTP code once. */
+/** Whether a code is one of the authenticator's current ones (enrolment: nothing is stored yet). */
+export async function codeMatches(secret: string, code: string): Promise<boolean> {
+  return (await codeStep(secret, code)) !== null;
+}
+
+/**
+ * Uses up a TOTP time step for a user: true when `step` is later than every step accepted before
+ * (and records it), false otherwise. One conditional UPDATE, so two requests carrying the same
+ * code cannot both pass.
+ */
+export async function claimTotpStep(pool: Queryable, userId: string, step: number): Promise<boolean> {
+  const claimed = await pool.maybeOne(sql.type(z.object({ id: z.string() }))`
+    UPDATE users SET totp_last_step = ${step}
+    WHERE id = ${userId} AND (totp_last_step IS NULL OR totp_last_step < ${step})
+    RETURNING id`);
+  return claimed !== null;
+}
+
+const BASE32 = 'abcdefghijklmnopqrstuvwxyz234567';
+
+/** Ten codes of 120 random bits (24 base32 characters in groups of 4), shown once; each can stand in for a TOTP code once. */
 export function newRecoveryCodes(): string[] {
   return Array.from({ length: RECOVERY_CODES }, () => {
-    const raw = randomBytes(8).toString('base64url').replace(/[-_]/g, 'x').slice(0, 10).toLowerCase();
-    return `${raw.slice(0, 5)}-${raw.slice(5)}`;
+    const bytes = randomBytes(RECOVERY_CODE_BITS / 8);
+    let bits = 0;
+    let value = 0;
+    let out = '';
+    for (const byte of bytes) {
+      value = (value << 8) | byte;
+      bits += 8;
+      while (bits >= 5) {
+        out += BASE32[(value >>> (bits - 5)) & 31];
+        bits -= 5;
+      }
+    }
+    return out.match(/.{4}/g)!.join('-');
   });
 }
 
-const normaliseCode = (code: string) => code.trim().toLowerCase();
+/** Case and spaces do not matter; the hyphens are part of the code (as it was hashed). */
+const normaliseCode = (code: string) => code.replace(/\s+/g, '').toLowerCase();
 
-/** Saves a confirmed enrolment: the sealed secret and the recovery codes' hashes (replacing any earlier ones). */
-export async function saveEnrolment(pool: Queryable, box: SecretBox, userId: string, secret: string, codes: string[]): Promise<void> {
+/** A recovery code as made now (6 groups of 4), or as made before 1700000002500 (5-5). */
+const RECOVERY_CODE_SHAPE = /^(?:[a-z2-7]{4}(?:-[a-z2-7]{4}){5}|[a-z0-9]{5}-[a-z0-9]{5})$/;
+
+export const looksLikeRecoveryCode = (code: string) => RECOVERY_CODE_SHAPE.test(normaliseCode(code));
+
+/** Saves a confirmed enrolment: the sealed secret, the step its first code used, and the recovery codes' hashes (replacing any earlier ones). */
+export async function saveEnrolment(pool: Queryable, box: SecretBox, userId: string, secret: string, codes: string[], usedStep: number | null = null): Promise<void> {
   await pool.transaction(async (tx) => {
-    await tx.query(sql.typeAlias('void')`UPDATE users SET totp_secret_enc = ${box.seal(secret)}, mfa_enrolled_at = now() WHERE id = ${userId}`);
+    await tx.query(sql.typeAlias('void')`UPDATE users SET totp_secret_enc = ${box.seal(secret)}, mfa_enrolled_at = now(), totp_last_step = ${usedStep} WHERE id = ${userId}`);
     await tx.query(sql.typeAlias('void')`DELETE FROM recovery_codes WHERE user_id = ${userId}`);
     for (const code of codes) {
-      await tx.query(sql.typeAlias('void')`INSERT INTO recovery_codes (user_id, code_hash) VALUES (${userId}, ${sql.binary(hashSecret(normaliseCode(code)))})`);
+      await tx.query(sql.typeAlias('void')`INSERT INTO recovery_codes (user_id, code_hash, bits) VALUES (${userId}, ${sql.binary(hashSecret(normaliseCode(code)))}, ${RECOVERY_CODE_BITS})`);
     }
   });
 }
@@ -56,9 +103,13 @@ export async function useRecoveryCode(pool: Queryable, userId: string, code: str
   return used !== null;
 }
 
-/** A second factor for a user: a TOTP code, or else one of the recovery codes. */
+/**
+ * A second factor for a user: a TOTP code of a step not used before (the step is then used up),
+ * or else one of the unused recovery codes (then used up).
+ */
 export async function secondFactorMatches(pool: Queryable, box: SecretBox, user: { id: string; totp_secret_enc: string | null }, code: string): Promise<boolean> {
   if (!user.totp_secret_enc) return false;
-  if (await codeMatches(box.open(user.totp_secret_enc), code)) return true;
-  return /^[a-z0-9]{5}-[a-z0-9]{5}$/i.test(code.trim()) && useRecoveryCode(pool, user.id, code);
+  const step = await codeStep(box.open(user.totp_secret_enc), code);
+  if (step !== null) return claimTotpStep(pool, user.id, step);
+  return looksLikeRecoveryCode(code) && useRecoveryCode(pool, user.id, code);
 }

@@ -12,7 +12,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { pbxModuleEnabled } from '../../pbx/pbx-store.ts';
 import { templateText, type TemplateValues } from '../../pbx/template-text.ts';
 import { recordChange } from '../appends.ts';
-import { STEP_UP_REFUSED, stepUpPasses } from '../mfa/step-up.ts';
+import { STEP_UP_REFUSED, stepUpPasses, stepUpRateLimit } from '../mfa/step-up.ts';
 import { can } from '../roles/permissions.ts';
 import { member, PageError, requirePermission } from '../sessions/guards.ts';
 import { form, text } from '../forms.ts';
@@ -54,7 +54,7 @@ interface FormError {
 export async function pbxDashboardRoutes(app: FastifyInstance, opts: PbxRoutesOptions): Promise<void> {
   const base = opts.publicBaseUrl.replace(/\/+$/, '');
   const webhookUrl = (id: number) => `${base}/integrations/pbx/webhook/${id}`;
-  const stepUpLimit = { rateLimit: { max: opts.stepUpPerMinute, timeWindow: 60_000, keyGenerator: (request: FastifyRequest) => request.account?.user_id ?? request.ip } };
+  const stepUpLimit = stepUpRateLimit(opts.stepUpPerMinute);
 
   const view = (integration: PbxIntegrationSummary, instanceNames: Map<string, string>) => ({
     ...integration,
@@ -107,9 +107,9 @@ export async function pbxDashboardRoutes(app: FastifyInstance, opts: PbxRoutesOp
 
   app.get('/integrations/pbx', { preHandler: requirePermission('dashboard.view') }, async (request, reply) => reply.page('pbx', await page(request)));
 
-  app.post<{ Body: { instance_id?: string; hmac?: string; rate_per_minute?: string } }>(
+  app.post<{ Body: { instance_id?: string; hmac?: string; rate_per_minute?: string; code?: string } }>(
     '/integrations/pbx',
-    { preHandler: requirePermission('pbx.manage'), schema: form({ instance_id: text(100), hmac: text(10), rate_per_minute: text(10) }), attachValidation: true },
+    { preHandler: requirePermission('pbx.manage'), schema: form({ instance_id: text(100), hmac: text(10), rate_per_minute: text(10), code: text(40) }), attachValidation: true, config: stepUpLimit },
     async (request, reply) => {
       const instanceId = (request.body?.instance_id ?? '').trim();
       const hmac = request.body?.hmac === 'on';
@@ -119,6 +119,8 @@ export async function pbxDashboardRoutes(app: FastifyInstance, opts: PbxRoutesOp
       const again = async (message: string) => reply.code(400).page('pbx', await page(request, { error: { where: 'create', message }, form: formValues }));
       if (request.validationError || instanceId === '') return again('Choose the instance the PBX sends its messages through.');
       if (!(rate >= RATE_MIN && rate <= RATE_MAX)) return again(`The rate limit is a whole number of requests per minute, from ${RATE_MIN} to ${RATE_MAX}.`);
+      // A new integration holds a secret that sends in the customer's name: a code again.
+      if (!(await stepUpPasses(opts.pool, opts.box, member(request), request.body?.code))) return again(STEP_UP_REFUSED);
       const customerId = member(request).customer_id;
       let created: Awaited<ReturnType<typeof createPbx>>;
       try {

@@ -14,7 +14,8 @@ export const csrfUserInfo = (request: FastifyRequest) => request.account?.id_has
 export const csrfPlugin = fp(async (app: FastifyInstance, opts: { hmacKey: Buffer; secureCookies: boolean }) => {
   await app.register(csrfProtection, {
     sessionPlugin: '@fastify/cookie',
-    cookieKey: CSRF_COOKIE,
+    // `__Host-` on https, as the session cookie (sessions/plugin.ts sessionCookieName).
+    cookieKey: opts.secureCookies ? `__Host-${CSRF_COOKIE}` : CSRF_COOKIE,
     cookieOpts: { httpOnly: true, sameSite: 'lax', secure: opts.secureCookies, path: '/', signed: false },
     csrfOpts: { hmacKey: opts.hmacKey, userInfo: true },
     getUserInfo: csrfUserInfo,

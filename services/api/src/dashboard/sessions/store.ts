@@ -26,7 +26,11 @@ export const SignedInRow = z.object({
   created_at: z.date(),
   last_seen_at: z.date(),
 });
-export type SignedIn = Omit<z.infer<typeof SignedInRow>, 'role'> & { role: Role | null };
+export type SignedIn = Omit<z.infer<typeof SignedInRow>, 'role'> & {
+  role: Role | null;
+  /** The dashboard's lockout settings, carried with the account so every code check (sign-in and step-up) counts toward the same lockout. */
+  lockout?: { after: number; ms: number };
+};
 
 export type SessionLookup = { kind: 'none' } | { kind: 'expired' } | { kind: 'live'; session: SignedIn };
 
@@ -86,6 +90,12 @@ export async function rotateSession(pool: Queryable, idHash: Buffer, change: { s
 
 export async function closeSession(pool: Queryable, idHash: Buffer): Promise<void> {
   await pool.query(sql.typeAlias('void')`DELETE FROM dashboard_sessions WHERE id_hash = ${sql.binary(idHash)}`);
+}
+
+/** Every session of the user but this one ends (a change of the second factor). */
+export async function closeOtherSessions(pool: Queryable, userId: string, keepIdHash: Buffer): Promise<number> {
+  const result = await pool.query(sql.typeAlias('void')`DELETE FROM dashboard_sessions WHERE user_id = ${userId} AND id_hash <> ${sql.binary(keepIdHash)}`);
+  return result.rowCount;
 }
 
 /** Sign out everywhere: every session of the user ends. */

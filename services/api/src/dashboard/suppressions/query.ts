@@ -3,6 +3,7 @@
 // understood is left out of the search and named in a notice on the page (the CSV export refuses
 // it instead, so a file never holds more than was asked for); nothing here ever reaches Postgres
 // unchecked (no NUL, no impossible date, no unbounded number).
+import { isLinkedId } from '@gw/policy';
 import { dayRange, oneOf, phoneDigits, single, type DayRange, type RawQuery } from '../query-values.ts';
 
 export { containsPattern, dayRange, hrefWith, oneOf, parseDay, phoneDigits, single, utcText, type DayRange, type RawQuery } from '../query-values.ts';
@@ -93,6 +94,23 @@ export const byText = (by: string) => (by === 'recipient' ? 'the recipient' : by
 export function orList(words: readonly string[]): string {
   if (words.length <= 1) return words[0] ?? '';
   return `${words.slice(0, -1).join(', ')} or ${words[words.length - 1]}`;
+}
+
+/**
+ * A linked id (`<digits>@lid`): a sender WhatsApp showed without their number. The page shortens
+ * it to its first digits, which is enough to tell two apart and to search for it.
+ */
+export const isLinkedIdRecipient = (recipient: string) => isLinkedId(recipient);
+export const linkedIdText = (lid: string) => `Linked id ${lid.slice(0, 4)}…@lid`;
+
+/**
+ * A suppressed recipient in words: a number as it is; a linked id with the number once known
+ * (`linkedNumber` undefined: not asked, as in the history, where the number has its own row).
+ */
+export function recipientText(recipient: string, linkedNumber?: string | null): string {
+  if (!isLinkedIdRecipient(recipient)) return recipient;
+  if (linkedNumber === undefined) return linkedIdText(recipient);
+  return `${linkedIdText(recipient)}, ${linkedNumber ? `number ${linkedNumber}` : 'number not known yet'}`;
 }
 
 /** What one history row says happened. */

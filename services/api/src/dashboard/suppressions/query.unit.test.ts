@@ -10,6 +10,7 @@ import {
   MAX_PAGE,
   orList,
   pageNumber,
+  recipientText,
   parseDay,
   parseSuppressionQuery,
   phoneDigits,
@@ -147,6 +148,8 @@ describe('the CSV', () => {
     cause_received_at: new Date('2026-01-31T12:00:04.000Z'),
     instance_name: 'front-desk',
     instance_deleted: false,
+    cause_linked_from: null,
+    linked_number: null,
   };
   it('has the columns asked for, quoted as RFC 4180 says', () => {
     expect(CSV_COLUMNS).toEqual(['recipient', 'source', 'reason', 'by', 'since', 'cause_text', 'cause_received_at', 'instance']);
@@ -170,5 +173,14 @@ describe('the CSV', () => {
   });
   it('is named for the day', () => {
     expect(csvFileName(new Date('2026-05-04T23:59:00Z'))).toBe('suppressed-recipients-2026-05-04.csv');
+  });
+});
+
+describe('linked ids (@lid) on the page', () => {
+  it('shows a linked id shortened and plainly, with its number once known; a number as it is', () => {
+    expect(recipientText('123456789012345@lid', null)).toBe('Linked id 1234…@lid, number not known yet');
+    expect(recipientText('123456789012345@lid', '+14155550301')).toBe('Linked id 1234…@lid, number +14155550301');
+    expect(recipientText('123456789012345@lid')).toBe('Linked id 1234…@lid');
+    expect(recipientText('+14155550301', null)).toBe('+14155550301');
   });
 });

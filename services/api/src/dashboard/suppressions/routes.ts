@@ -17,10 +17,13 @@ import {
   byText,
   historyLabel,
   hrefWith,
+  isLinkedIdRecipient,
+  linkedIdText,
   orList,
   PAGE_SIZE,
   parseSuppressionQuery,
   reasonText,
+  recipientText,
   sourceLabel,
   suppressionFilterValues,
   utcText,
@@ -59,6 +62,9 @@ export async function suppressionRoutes(app: FastifyInstance, deps: DashboardDep
 
   const currentView = (row: CurrentRow) => ({
     recipient: row.recipient,
+    recipientText: recipientText(row.recipient, row.linked_number),
+    /** A number whose opt-out arrived under a linked id (docs/policy.md, "Linked ids"). */
+    linkedFrom: row.cause_linked_from && isLinkedIdRecipient(row.cause_linked_from) ? linkedIdText(row.cause_linked_from) : null,
     source: row.source,
     sourceLabel: sourceLabel(row.source),
     reason: reasonText(row.source, row.reason),
@@ -84,8 +90,10 @@ export async function suppressionRoutes(app: FastifyInstance, deps: DashboardDep
     id: row.id,
     at: utcText(row.at),
     atIso: row.at.toISOString(),
-    recipient: row.recipient,
+    recipient: recipientText(row.recipient),
     what: historyLabel(row.action, row.source, row.reason),
+    // The engine carried this over from the same person's linked id (or number).
+    linkedFrom: row.linked_from ? recipientText(row.linked_from) : null,
     tone: row.action === 'suppressed' ? 'bad' : 'good',
     // A keyword reply's reason is the label already; a person's reason is shown as written.
     reason: row.source === 'opt_out' ? '' : row.reason,

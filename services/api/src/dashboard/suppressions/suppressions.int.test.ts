@@ -326,3 +326,27 @@ describe('who sees what', () => {
     expect(ours.html).not.toContain('other customer');
   });
 });
+
+describe('senders known by a linked id (@lid)', () => {
+  it('shows a linked id plainly until its number is known, then the number, carried over from it', async () => {
+    const mine = await suite.fixture.account();
+    const reader = await memberWithRole(app(), pool(), suite.fixture.box, mine.customer_id, 'compliance');
+    const c = mine.customer_id;
+    const lid = '123456789012345@lid';
+    await optOut(c, mine.instance_id, lid, 'in-lid-1', 'STOP', minutesAgo(10));
+    const before = await reader.client.get('/suppressed-recipients');
+    expect(before.status, before.html).toBe(200);
+    expect(rowOf(before.html, lid, 'opt_out')).toContain('Linked id 1234…@lid, number not known yet');
+
+    // The policy consumer learned the number: it wrote the number's rows, carried over from the linked id.
+    await pool().query(sql.typeAlias('void')`
+      INSERT INTO suppression_history (customer_id, recipient, action, source, reason, created_by, at, linked_from)
+      VALUES (${c}, '+14155550301', 'suppressed', 'opt_out', 'keyword:STOP', 'recipient', ${minutesAgo(10).toISOString()}::timestamptz, ${lid})`);
+    await suppression(c, { recipient: '+14155550301', source: 'opt_out', reason: 'keyword:STOP', by: 'recipient', at: minutesAgo(10) });
+    const after = await reader.client.get('/suppressed-recipients');
+    expect(rowOf(after.html, lid, 'opt_out')).toContain('Linked id 1234…@lid, number +14155550301');
+    const number = rowOf(after.html, '+14155550301', 'opt_out');
+    expect(number).toContain('Opted out as Linked id 1234…@lid; the number was learned later.');
+    expect(historyTable(after.html)).toContain('carried over from Linked id 1234…@lid, the same person');
+  });
+});

@@ -7,7 +7,7 @@ import { hashPassword } from '../accounts/passwords.ts';
 import { addMembership, createUser } from '../accounts/users.ts';
 import { newRecoveryCodes, newTotpSecret, saveEnrolment } from '../mfa/totp.ts';
 import type { Role } from '../roles/permissions.ts';
-import { PageClient, totpNow } from './page-client.ts';
+import { ownsSecret, PageClient, totpNow, useStepLedger } from './page-client.ts';
 
 export interface TestMember {
   client: PageClient;
@@ -25,6 +25,8 @@ export async function memberWithRole(app: FastifyInstance, pool: Pool, box: Secr
   await addMembership(pool, userId, customerId, role);
   const secret = newTotpSecret();
   await saveEnrolment(pool, box, userId, secret, newRecoveryCodes());
+  ownsSecret(secret, email);
+  useStepLedger(pool);
   const client = new PageClient(app);
   const signIn = await client.submit('/sign-in', '/sign-in', { email, password: PASSWORD });
   if (signIn.status !== 303) throw new Error(`sign-in answered ${signIn.status}`);

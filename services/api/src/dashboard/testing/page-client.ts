@@ -3,6 +3,7 @@
 // forms url-encoded; it never follows redirects, so tests see each one.
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { generate } from 'otplib';
+import { sql, type Queryable } from '@gw/db';
 
 export interface Page {
   status: number;
@@ -25,7 +26,30 @@ export function textOf(html: string, id: string): string | null {
 
 const unescape = (text: string) => text.replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
 
-export const totpNow = (secret: string) => generate({ secret });
+/**
+ * Each TOTP code works once per user (mfa/totp.ts): a test that is not about that would otherwise
+ * wait up to 30 s for the next code after each use. For users made by these helpers (registered
+ * below), `totpNow` first forgets the user's last used step, as if the next period had come.
+ * Tests of the single use itself send `generate({ secret })` twice instead.
+ */
+const codeOwners = new Map<string, string>();
+let stepLedger: Queryable | null = null;
+
+/** The database whose `users.totp_last_step` totpNow resets (the API fixture sets it). */
+export function useStepLedger(pool: Queryable | null): void {
+  stepLedger = pool;
+}
+
+/** Registers the user (by email) whose secret this is, for totpNow. */
+export function ownsSecret(secret: string, email: string): void {
+  codeOwners.set(secret, email);
+}
+
+export async function totpNow(secret: string): Promise<string> {
+  const email = codeOwners.get(secret);
+  if (stepLedger && email) await stepLedger.query(sql.typeAlias('void')`UPDATE users SET totp_last_step = NULL WHERE email = ${email}`);
+  return generate({ secret });
+}
 
 export class PageClient {
   readonly cookies = new Map<string, string>();
@@ -75,5 +99,6 @@ export async function signUpWithMfa(app: FastifyInstance, input: { organisation?
   if (!secret) throw new Error('the enrolment page shows no secret');
   const done = await client.submit('/account/mfa', '/account/mfa', { pending: field(enrol.html, 'pending')!, code: await totpNow(secret) }, { csrf: field(enrol.html, '_csrf') });
   if (done.status !== 200) throw new Error(`enrolment answered ${done.status}`);
+  ownsSecret(secret, email);
   return { client, email, password, secret, recoveryCodes: [...done.html.matchAll(/<li><code>([a-z0-9-]+)<\/code><\/li>/g)].map((m) => m[1]!) };
 }

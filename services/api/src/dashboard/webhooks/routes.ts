@@ -3,14 +3,14 @@
 // recover what the webhook missed since a time. The operations are @gw/accounts' (gatewayctl runs
 // the same), scoped to the signed-in member's customer. Each answers with a redirect back to the
 // tab, except where a secret is shown this once (the page itself, not cached) or a form is refused.
-import { pauseWebhook, recoverDeliveries, resendDelivery, resumeWebhook, rotateWebhookSecret, setWebhook, WebhookError, type AuditTrail, type InstanceSummary } from '@gw/accounts';
+import { pauseWebhook, recoverDeliveries, resendDelivery, resumeWebhook, rotateWebhookSecret, setWebhook, showWebhook, WebhookError, type AuditTrail, type InstanceSummary } from '@gw/accounts';
 import type { Pool } from '@gw/db';
 import type { SecretBox } from '@gw/security';
-import { WEBHOOK_EVENT_GROUPS } from '@gw/webhooks';
+import { standardWebhooksSecret, WEBHOOK_EVENT_GROUPS } from '@gw/webhooks';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { recordChange } from '../appends.ts';
 import { NO_SUCH_INSTANCE, ownInstance } from '../instances/own-instance.ts';
-import { requireStepUp } from '../mfa/step-up.ts';
+import { requireStepUp, stepUpRateLimit } from '../mfa/step-up.ts';
 import { member, PageError, requirePermission } from '../sessions/guards.ts';
 import type { DashboardWebhookDeps } from './deps.ts';
 import { explainAction, explainConfigure } from './refusal-words.ts';
@@ -73,15 +73,18 @@ export async function webhookRoutes(app: FastifyInstance, opts: WebhookRoutesOpt
     }
   };
 
-  app.post<{ Params: Params; Body: { url?: string; events?: string | string[]; preset?: string } }>(
+  app.post<{ Params: Params; Body: { url?: string; events?: string | string[]; preset?: string; code?: string } }>(
     '/instances/:id/webhook',
-    { preHandler: requirePermission('webhooks.manage'), schema: form({ url: text(4096), events: { anyOf: [text(64), { type: 'array', maxItems: 64, items: text(64) }] }, preset: text(20) }), attachValidation: true },
+    { preHandler: requirePermission('webhooks.manage'), schema: form({ url: text(4096), events: { anyOf: [text(64), { type: 'array', maxItems: 64, items: text(64) }] }, preset: text(20), code: text(40) }), attachValidation: true, config: stepUpRateLimit(opts.stepUpPerMinute) },
     async (request, reply) => {
       const instance = await ownInstance(opts.pool, request, request.params.id);
       const url = (request.body?.url ?? '').trim();
       const events = request.body?.preset === 'recommended' ? [...WEBHOOK_EVENT_GROUPS.recommended] : [request.body?.events ?? []].flat();
       const refuse = (message: string, detail: string | null = null) => tab(request, reply, 400, instance, { form: { url, events }, error: { form: 'configure', message, detail } });
       if (request.validationError) return refuse('The form was not complete. Give the address and choose events from the list.');
+      // A new destination (or a first one) decides where the instance's events go: a code again (issue 25).
+      const current = await showWebhook(opts.pool, instance.id, { customerId: member(request).customer_id }).catch(() => null);
+      if (current?.destination_url !== url) await requireStepUp(opts.pool, opts.box, member(request), request.body?.code);
       let saved: Awaited<ReturnType<typeof setWebhook>>;
       try {
         saved = await setWebhook(opts.pool, opts.box, { instanceId: instance.id, url, events, rules: opts.rules, customerId: member(request).customer_id });
@@ -98,7 +101,7 @@ export async function webhookRoutes(app: FastifyInstance, opts: WebhookRoutesOpt
         details: { destination_host: new URL(saved.destination_url).host, events: saved.events, status: saved.status, created },
       });
       if (!created) return reply.redirect(tabUrl(instance.id, 'webhook_saved'), 303);
-      return tab(request, reply, 200, instance, { done: 'webhook_saved', secret: { value: saved.signing_secret!, rotated: false } });
+      return tab(request, reply, 200, instance, { done: 'webhook_saved', secret: { value: saved.signing_secret!, standard: standardWebhooksSecret(saved.signing_secret!), rotated: false } });
     },
   );
 
@@ -114,10 +117,11 @@ export async function webhookRoutes(app: FastifyInstance, opts: WebhookRoutesOpt
     async (request, reply) => {
       const instance = await ownInstance(opts.pool, request, request.params.id);
       await requireStepUp(opts.pool, opts.box, member(request), request.body?.code);
-      const outcome = await act(request, reply, instance, 'rotate', () => rotateWebhookSecret(opts.pool, opts.box, instance.id, { customerId: member(request).customer_id }));
+      const outcome = await act(request, reply, instance, 'rotate', () => rotateWebhookSecret(opts.pool, opts.box, instance.id, { customerId: member(request).customer_id }, { overlapMs: opts.secretOverlapMs }));
       if ('answered' in outcome) return outcome.answered;
       await recordChange(opts.audit, request, { action: 'webhook.secret_rotated', subjectId: instance.id, instanceId: instance.id });
-      return tab(request, reply, 200, instance, { secret: { value: outcome.done.signing_secret, rotated: true } });
+      const rotated = outcome.done;
+      return tab(request, reply, 200, instance, { secret: { value: rotated.signing_secret, standard: standardWebhooksSecret(rotated.signing_secret), rotated: true, previousUntil: rotated.previous_secret_expires_at } });
     },
   );
 

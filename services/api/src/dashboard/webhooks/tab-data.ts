@@ -59,7 +59,14 @@ export interface WebhookTabOptions {
   /** A refusal to show beside the form it belongs to. */
   error?: { form: 'configure' | 'status' | 'rotate' | 'recover' | 'deliveries'; message: string; detail?: string | null };
   /** The signing secret, in the one answer that created or rotated it. */
-  secret?: { value: string; rotated: boolean };
+  secret?: {
+    value: string;
+    /** The same secret in the form a Standard Webhooks library takes (standardWebhooksSecret). */
+    standard: string;
+    rotated: boolean;
+    /** After a rotation: until when the replaced secret signs beside the new one (null: not at all). */
+    previousUntil?: string | null;
+  };
   /** The recover form's time as sent. */
   since?: string;
 }

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { sql, z } from '@gw/db';
-import { deliveryIdFor, WEBHOOK_EVENT_GROUPS } from '@gw/webhooks';
+import { deliveryIdFor, standardWebhooksSecret, WEBHOOK_EVENT_GROUPS } from '@gw/webhooks';
 import { gatewayEventWriter } from '../../../../../test/support/webhook-events.ts';
 import { useApiFixture } from '../../testing/api-fixture.ts';
 import { memberWithRole, type TestMember } from '../testing/members.ts';
@@ -106,12 +106,14 @@ describe('configuring', () => {
       expect(page.html).not.toMatch(/name="events" value="message.sent" checked/);
       return page.html;
     };
-    const privateNet = await refused('http://10.1.2.3/hooks');
+    const privateNet = await refused('https://10.1.2.3/hooks');
     expect(privateNet).toContain('10.1.2.3 is a private network address');
     expect(privateNet).toContain('The gateway posts only to public internet addresses');
     expect(privateNet).toContain('In detail: destination address 10.1.2.3, which is not a public internet address: 10.1.2.3 is in 10.0.0.0/8');
-    expect(await refused('http://169.254.169.254/latest/meta-data')).toContain('169.254.169.254 is a link-local address');
-    expect(await refused('http://[::1]:8080/hook')).toContain('is a loopback address, which would point the gateway at itself');
+    expect(await refused('https://169.254.169.254/latest/meta-data')).toContain('169.254.169.254 is a link-local address');
+    expect(await refused('https://[::1]:8080/hook')).toContain('is a loopback address, which would point the gateway at itself');
+    // Plain http is refused by default (WEBHOOK_ALLOW_HTTP is not set here), even to a public address.
+    expect(await refused('http://93.184.216.34/hooks/chat')).toContain('This gateway posts only over https://');
     expect(await refused('https://user:secret@93.184.216.34/hook')).toContain('Remove the user name and password from the address');
     expect(await refused('ftp://93.184.216.34/hook')).toContain('not to &quot;ftp:&quot; addresses');
     expect(await refused('https://93.184.216.34:22/hook')).toContain('Port 22 is not allowed');
@@ -155,8 +157,9 @@ describe('configuring', () => {
     expect(after.html).not.toMatch(SECRET);
   });
 
-  it('rotating the secret asks for a current code, then shows the new secret once', async () => {
+  it('rotating the secret asks for a current code, then shows the new secret once, in both forms, and until when the old one still signs', async () => {
     const before = (await endpointOf(instanceId))!.signing_secret_enc;
+    const oldSecret = suite.fixture.box.open(before);
     const rotate = (code?: string) => owner.client.submit(tabOf(instanceId), `/instances/${instanceId}/webhook/rotate-secret`, code === undefined ? {} : { code });
     expect((await rotate()).status).toBe(403);
     const wrong = await rotate('000000');
@@ -168,8 +171,15 @@ describe('configuring', () => {
     expect(rotated.status, rotated.html).toBe(200);
     const secret = textOf(rotated.html, 'signing-secret')!;
     expect(secret).toMatch(SECRET);
-    expect(rotated.html).toContain('accept both the old and the new one');
+    expect(textOf(rotated.html, 'standard-webhooks-secret')).toBe(standardWebhooksSecret(secret));
+    expect(rotated.html).toContain('signed with both the old and the new secret until');
     expect(suite.fixture.box.open((await endpointOf(instanceId))!.signing_secret_enc)).toBe(secret);
+    // The old secret stays, sealed, beside the new one for the configured overlap (24 h by default).
+    const kept = await pool().one(sql.type(z.object({ previous_signing_secret_enc: z.string(), previous_secret_expires_at: z.date(), secret_rotated_at: z.date() }))`
+      SELECT previous_signing_secret_enc, previous_secret_expires_at, secret_rotated_at FROM webhook_endpoints WHERE instance_id = ${instanceId}`);
+    expect(kept.previous_signing_secret_enc).toBe(before);
+    expect(suite.fixture.box.open(kept.previous_signing_secret_enc)).toBe(oldSecret);
+    expect(kept.previous_secret_expires_at.getTime() - kept.secret_rotated_at.getTime()).toBe(24 * 3_600_000);
     await audited('webhook.secret_rotated', instanceId);
     expect((await owner.client.get(tabOf(instanceId))).html).not.toMatch(SECRET);
   });
