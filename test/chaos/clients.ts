@@ -13,6 +13,8 @@ export interface MessageRecord {
   text: string;
   messageId: string | null;
   final: FinalAnswer | null;
+  /** `details.reason` of a final failure (e.g. `outcome_unknown`: the gateway cannot tell whether it went out). */
+  reason: string | null;
   /** The last status word or error seen (for the report). */
   last: string;
   attempts: number;
@@ -61,12 +63,13 @@ async function tryOnce(options: LoadOptions, account: ClientAccount, record: Mes
       body: JSON.stringify({ instance_id: account.instance_id, phone: record.phone, message: record.text, message_purpose: 'operational' }),
       signal: AbortSignal.timeout(options.requestTimeoutMs),
     });
-    const body = (await response.json().catch(() => ({}))) as { status?: string; message_id?: string; error?: string; details?: { message_id?: string } };
+    const body = (await response.json().catch(() => ({}))) as { status?: string; message_id?: string; error?: string; details?: { message_id?: string; reason?: string } };
     record.messageId ??= body.message_id ?? body.details?.message_id ?? null;
     if (response.status === 200 && body.status === 'sent') record.final = 'sent';
     else if (response.status === 502) record.final = 'failed';
     else if (response.status >= 400 && response.status < 500) record.final = 'refused';
     if (record.final !== null) record.answeredBy = api;
+    if (record.final === 'failed') record.reason = body.details?.reason ?? null;
     record.last = response.status === 200 ? String(body.status) : `${response.status} ${body.error ?? ''}`.trim();
   } catch (error) {
     record.last = (error as { cause?: { code?: string } }).cause?.code ?? (error as Error).name;
@@ -93,6 +96,7 @@ export async function sustainedSends(options: LoadOptions, running: () => boolea
         text: `Chaos ${options.runId} message ${n}: your appointment is confirmed.`,
         messageId: null,
         final: null,
+        reason: null,
         last: '',
         attempts: 0,
         elapsedMs: null,

@@ -15,6 +15,8 @@ import { startWebhookReceiver, type WebhookReceiver } from '../../services/insta
 import { finalAnswers, sustainedSends, type MessageRecord } from './clients.ts';
 import { assignments, lagAroundFaults, latencyByPhase, sampleLag, takenOver, type Assignment, type FaultWindow, type LagAroundFault, type PhaseLatency } from './observations.ts';
 
+/** DeliveryFailed's reason for a send the resolver cannot settle (services/delivery/src/resolve/resolver.ts OUTCOME_UNKNOWN). */
+const OUTCOME_UNKNOWN = 'outcome_unknown';
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const run = promisify(execFile);
 
@@ -51,7 +53,14 @@ export interface ChaosCounts {
   lost: number;
   sent_twice: number;
   without_final_answer: number;
+  /** Answered 502 for any reason but `outcome_unknown`. */
   failed: number;
+  /**
+   * Answered 502 `outcome_unknown`: the gateway could not tell whether the manager sent it and will
+   * not send it again (an honest answer, not a lost message). Here the manager's store is on (the
+   * simulator as Evolution's .env.example sets it up), so every open send can be settled for sure.
+   */
+  outcome_unknown: number;
   refused: number;
   webhooks_missing: number;
   two_webhook_delivery_ids: number;
@@ -90,7 +99,14 @@ const ENV = {
   WEBHOOK_RETRY_JITTER: '0',
   // Lag sampled often enough to see it rise and fall around a fault.
   LAG_POLL_MS: '1000',
+  // An open send absent from the manager's store is sent again only this long past the send
+  // timeout (a slow manager may still carry it out: docs/decisions.md "A send whose outcome is
+  // unknown"). The slowest send here is a `stall` of STALL_MS, so 2 s + 5 s is well past it, and
+  // short enough that the sends a kill interrupted are settled within the run.
+  DELIVERY_SEND_SETTLE_MS: '5000',
 };
+/** How long the injected `stall`, `timeout` and `hang_unsent` faults hold a send (longer than DELIVERY_SEND_TIMEOUT_MS). */
+const STALL_MS = 3_000;
 const SERVICES: StackServiceName[] = ['api', 'policy', 'delivery', 'instance-events', 'webhooks'];
 const KAFKA_CLUSTER = 'deploy/cluster/kafka-cluster.sh';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -193,11 +209,16 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       if (fault.kind === 'kill') {
         label = `SIGKILL ${fault.services.join(' + ')}`;
         if (fault.interruptSends) {
-          // Sends under way at the kill: some the manager never takes (the caller is gone), some it
-          // takes and answers too late. Both must end sent, once.
-          const [a, b] = accounts;
-          await stack.simulator.call('PUT', '/sim/faults', { body: { instance: managerOf.get(a!.instance_id), mode: 'stall', delay_ms: 3_000, count: 5 } });
-          await stack.simulator.call('PUT', '/sim/faults', { body: { instance: managerOf.get(b!.instance_id), mode: 'timeout', delay_ms: 3_000, count: 5 } });
+          // Sends under way at the kill, each outlasting the send timeout, of three kinds that must
+          // all end sent, once: `stall`, a slow manager that carries the send out after the caller
+          // left (what Evolution does: its Express route is not cancelled), found in its store by
+          // the resolver; `timeout`, a manager that sent at once and answers too late; and
+          // `hang_unsent`, a manager that dies with the request (never sent), resent once the
+          // attempt has settled (DELIVERY_SEND_SETTLE_MS).
+          const [a, b, c] = accounts;
+          await stack.simulator.call('PUT', '/sim/faults', { body: { instance: managerOf.get(a!.instance_id), mode: 'stall', delay_ms: STALL_MS, count: 5 } });
+          await stack.simulator.call('PUT', '/sim/faults', { body: { instance: managerOf.get(b!.instance_id), mode: 'timeout', delay_ms: STALL_MS, count: 5 } });
+          await stack.simulator.call('PUT', '/sim/faults', { body: { instance: managerOf.get(c!.instance_id), mode: 'hang_unsent', delay_ms: STALL_MS, count: 5 } });
           await sleep(1_000);
         }
         const killedAt = Date.now();
@@ -307,11 +328,12 @@ function compare(records: MessageRecord[], ledger: Array<{ text: string }>, rece
   return {
     messages: records.length,
     sent: sent.length,
-    // Answered sent (or left unanswered) yet never reached the manager.
+    // Answered sent (or left unanswered) yet never reached the manager; a failure answered (outcome_unknown too) is not lost.
     lost: records.filter((r) => r.final !== 'failed' && r.final !== 'refused' && !atManager.has(r.text)).length,
     sent_twice: [...atManager.values()].filter((n) => n > 1).length,
     without_final_answer: records.filter((r) => r.final === null).length,
-    failed: records.filter((r) => r.final === 'failed').length,
+    failed: records.filter((r) => r.final === 'failed' && r.reason !== OUTCOME_UNKNOWN).length,
+    outcome_unknown: records.filter((r) => r.final === 'failed' && r.reason === OUTCOME_UNKNOWN).length,
     refused: records.filter((r) => r.final === 'refused').length,
     webhooks_missing: sent.filter((r) => !r.messageId || !deliveryIds.has(r.messageId)).length,
     two_webhook_delivery_ids: [...deliveryIds.values()].filter((ids) => ids.size > 1).length,
@@ -341,8 +363,8 @@ export function formatReport(report: ChaosReport): string {
   ].join('\n');
 }
 
-/** The counts that must be zero. */
+/** The counts that must be zero (outcome_unknown too: with the store on, nothing here leaves a send in doubt). */
 export function failures(counts: ChaosCounts): string[] {
-  const mustBeZero: Array<keyof ChaosCounts> = ['lost', 'sent_twice', 'without_final_answer', 'failed', 'refused', 'webhooks_missing', 'two_webhook_delivery_ids', 'unexpected_at_manager', 'dead_letters'];
+  const mustBeZero: Array<keyof ChaosCounts> = ['lost', 'sent_twice', 'without_final_answer', 'failed', 'outcome_unknown', 'refused', 'webhooks_missing', 'two_webhook_delivery_ids', 'unexpected_at_manager', 'dead_letters'];
   return mustBeZero.filter((name) => counts[name] !== 0).map((name) => `${name}: ${counts[name]}`);
 }

@@ -927,7 +927,7 @@ const JID_EVENTS: Array<{ names: string[]; slots: Array<{ path: string[]; requir
   { names: ['send.message', 'SEND_MESSAGE'], slots: [{ path: ['key', 'remoteJid'], required: true }] },
   { names: ['call', 'CALL'], slots: [{ path: ['from'] }, { path: ['chatId'] }] },
   { names: ['groups.update', 'GROUPS_UPDATE', 'group.update', 'GROUP_UPDATE', 'group-participants.update', 'GROUP_PARTICIPANTS_UPDATE'], slots: [{ path: ['id'] }] },
-  { names: ['chats.upsert', 'CHATS_UPSERT', 'chats.update', 'CHATS_UPDATE'], slots: [{ path: ['remoteJid'] }, { path: ['id'] }] },
+  { names: ['chats.upsert', 'CHATS_UPSERT', 'chats.update', 'CHATS_UPDATE'], slots: [{ path: ['remoteJid'] }] },
 ];
 const OTHER_EVENTS = ['presence.update', 'PRESENCE_UPDATE', 'contacts.upsert', 'labels.edit', 'connection.update', 'qrcode.updated', 'messages.delete', 'typebot.start'];
 

@@ -51,7 +51,7 @@ describe('instance lifecycle against a manager with Evolution timings', () => {
     // Connect alone ignores the number while connecting (Evolution issue #2197).
     expect((await connectInstance(sim.baseUrl, token!, 'life-repair', '+14155552671')).pairing_code).toBeNull();
 
-    const pairing = await restartPairing(sim.baseUrl, token!, 'life-repair', '+14155552671');
+    const pairing = await restartPairing(sim.baseUrl, token!, 'life-repair', '+14155552671', { closeWithinMs: 10_000 });
     expect(pairing.pairing_code).toMatch(/^[A-Z0-9]{8}$/);
     expect(await connectionState(sim.baseUrl, token!, 'life-repair')).toBe('connecting');
   }, 20_000);

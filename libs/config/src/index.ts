@@ -87,6 +87,12 @@ export interface GatewayConfig {
     secureCookies: boolean;
     /** The plan a customer gets at sign-up, for its period (a key of the policy's plans, or none). */
     signUpPlan: string;
+    /**
+     * DASHBOARD_PAIRING_CLOSE_WAIT_MS: how long a re-pair (or a disconnect) waits for the manager
+     * to close the instance after its logout, which Evolution 2.3 does in the background
+     * (docs/decisions.md "Instances on the manager: stable names, the close wait").
+     */
+    pairingCloseWaitMs: number;
   };
   policy: {
     host: string;
@@ -315,6 +321,7 @@ export function loadConfig(env: Env = process.env): GatewayConfig {
       lockoutMs: int(env, 'DASHBOARD_LOCKOUT_MS', 15 * 60_000),
       signInPerMinute: Math.max(1, int(env, 'DASHBOARD_SIGN_IN_PER_MINUTE', 20)),
       signUpPlan: str(env, 'DASHBOARD_SIGN_UP_PLAN', 'starter'),
+      pairingCloseWaitMs: int(env, 'DASHBOARD_PAIRING_CLOSE_WAIT_MS', 10_000),
       secureCookies: str(env, 'DASHBOARD_SECURE_COOKIES', str(env, 'PUBLIC_BASE_URL', '').startsWith('https:') ? 'true' : 'false') === 'true',
     },
     policy: {

@@ -66,9 +66,13 @@ export function withoutBinaryFields<T>(value: T, depth = 0): T {
   // Past the depth findUnsafeText refuses (64), left as it is: no deep recursion on hostile input.
   if (typeof value !== 'object' || value === null || depth > STRIP_DEPTH) return value;
   if (Array.isArray(value)) return value.map((item) => withoutBinaryFields(item, depth + 1)) as T;
-  const out: Record<string, unknown> = {};
-  for (const [key, inner] of Object.entries(value)) if (!BINARY_FIELDS.has(key)) out[key] = withoutBinaryFields(inner, depth + 1);
-  return out as T;
+  // fromEntries defines own properties: a "__proto__" key stays a key (an assignment would set the
+  // copy's prototype, and the checks below would then read the attacker's object through it).
+  return Object.fromEntries(
+    Object.entries(value)
+      .filter(([key]) => !BINARY_FIELDS.has(key))
+      .map(([key, inner]) => [key, withoutBinaryFields(inner, depth + 1)]),
+  ) as T;
 }
 
 /**

@@ -175,12 +175,13 @@ export async function logoutInstance(managerUrl: string, apiKey: string, instanc
 }
 
 /**
- * Polls the connection state until it is `close`, for at most `withinMs`. Evolution 2.3.x's
+ * Polls the connection state until it is `close`, for at most `withinMs` (the dashboard's
+ * DASHBOARD_PAIRING_CLOSE_WAIT_MS, passed down). Evolution 2.3.x's
  * logout calls logoutInstance without awaiting it (instance.controller.ts logout, 2.3.6): the
  * state turns close only when Baileys closes the socket (connectionUpdate in
  * whatsapp.baileys.service.ts). Throws `not_closed` when it does not in time.
  */
-export async function waitUntilClosed(managerUrl: string, apiKey: string, instanceName: string, withinMs = 10_000, timeoutMs = 5000): Promise<void> {
+export async function waitUntilClosed(managerUrl: string, apiKey: string, instanceName: string, withinMs: number, timeoutMs = 5000): Promise<void> {
   const until = Date.now() + withinMs;
   for (;;) {
     if ((await connectionState(managerUrl, apiKey, instanceName, timeoutMs)) === 'close') return;
@@ -197,12 +198,12 @@ export async function waitUntilClosed(managerUrl: string, apiKey: string, instan
  * answers the QR it holds; Evolution issue #2197), so a pairing under way is logged out and
  * waited for until closed before connecting with the number.
  */
-export async function restartPairing(managerUrl: string, apiKey: string, instanceName: string, number?: string, options: { closeWithinMs?: number; timeoutMs?: number } = {}): Promise<Pairing> {
+export async function restartPairing(managerUrl: string, apiKey: string, instanceName: string, number: string | undefined, options: { closeWithinMs: number; timeoutMs?: number }): Promise<Pairing> {
   const timeoutMs = options.timeoutMs ?? 5000;
   const state = await connectionState(managerUrl, apiKey, instanceName, timeoutMs);
   if (state === 'connecting') {
     await logoutInstance(managerUrl, apiKey, instanceName, timeoutMs);
-    await waitUntilClosed(managerUrl, apiKey, instanceName, options.closeWithinMs ?? 10_000, timeoutMs);
+    await waitUntilClosed(managerUrl, apiKey, instanceName, options.closeWithinMs, timeoutMs);
   }
   return connectInstance(managerUrl, apiKey, instanceName, number, timeoutMs);
 }

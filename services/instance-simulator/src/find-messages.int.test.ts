@@ -104,6 +104,23 @@ describe('POST /chat/findMessages/{instance}: the message store', () => {
   });
 });
 
+describe('POST /chat/findMessages/{instance}: a received image', () => {
+  it('is stored as received, an imageMessage with its caption, without the webhook\'s base64', async () => {
+    const name = freshName();
+    await createOpenInstance(sim, name);
+    await sim.call('POST', '/webhook/set/' + name, { body: { webhook: { enabled: true, url: 'http://127.0.0.1:9/hook', base64: true, events: ['MESSAGES_UPSERT'] } } });
+    const image = Buffer.from('not really a jpeg').toString('base64');
+    const posted = await sim.call('POST', `/sim/instances/${name}/inbound`, { body: { from: '14155550100', type: 'image', caption: 'the invoice', mimetype: 'image/jpeg', image_base64: image } });
+    expect(posted.status).toBe(200);
+
+    const [row] = (await find(name, { where: { messageType: 'imageMessage' } })).body.messages.records;
+    expect(row.messageType).toBe('imageMessage');
+    expect(row.message.imageMessage).toMatchObject({ caption: 'the invoice', mimetype: 'image/jpeg' });
+    expect(row.message).not.toHaveProperty('conversation');
+    expect(row.message).not.toHaveProperty('base64');
+  });
+});
+
 describe('POST /chat/findMessages/{instance}: filters, order, pages', () => {
   let name: string;
   let sentIds: string[];

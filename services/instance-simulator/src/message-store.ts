@@ -1,4 +1,5 @@
 import { newMessageRowId } from './ids.ts';
+import { upsertMessage } from './inbound-payloads.ts';
 import { isGroupJid } from './jid.ts';
 import type { InboundMessage, SendTextResponse, SimEvents } from './sim-events.ts';
 import type { MessageStatus, SimInstance } from './types.ts';
@@ -128,7 +129,14 @@ export class MessageStore {
     });
   }
 
+  /**
+   * The row as messages.upsert stores it: `prepareMessage(received)` as is (an image keeps its
+   * imageMessage with the caption), created before base64 is added for the webhook
+   * (whatsapp.baileys.service.ts `message.create({ data: messageRaw })`: l.1237 at 2.3.6, l.1358
+   * at 2.3.7, l.1529 at 2.4.0-rc2; `webhookBase64` comes after, l.1319 / l.1445 / l.1616).
+   */
   private recordInbound(instance: SimInstance, message: InboundMessage): void {
+    const { message: content, messageType } = upsertMessage(message, false);
     this.add(instance, {
       id: this.rowIdFor(message.id),
       key: {
@@ -138,8 +146,8 @@ export class MessageStore {
         ...(message.participant ? { participant: message.participant } : {}),
       },
       pushName: message.push_name,
-      messageType: 'conversation',
-      message: { conversation: message.text },
+      messageType,
+      message: content,
       messageTimestamp: message.timestamp,
       instanceId: instance.instanceId,
       // 32-character ids read as Android (phone.ts newInboundMessageId).

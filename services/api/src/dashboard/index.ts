@@ -91,7 +91,7 @@ export async function dashboardPlugin(app: FastifyInstance, deps: DashboardDeps)
   });
   await app.register(memberRoutes, { pool: deps.pool, box: deps.box, appends: deps.appends, publicBaseUrl: deps.publicBaseUrl, secureCookies, stepUpPerMinute: deps.settings.signInPerMinute });
   await app.register(mfaRoutes, { pool: deps.pool, box: deps.box, audit: deps.appends.audit, secureCookies, stepUpPerMinute: deps.settings.signInPerMinute });
-  await app.register(instanceRoutes, { pool: deps.pool, box: deps.box, audit: deps.appends.audit, instanceManager: deps.instanceManager, publicBaseUrl: deps.publicBaseUrl, send: deps.send });
+  await app.register(instanceRoutes, { pool: deps.pool, box: deps.box, audit: deps.appends.audit, instanceManager: deps.instanceManager, publicBaseUrl: deps.publicBaseUrl, send: deps.send, pairingCloseWaitMs: deps.settings.pairingCloseWaitMs });
   await app.register(webhookRoutes, { pool: deps.pool, box: deps.box, audit: deps.appends.audit, stepUpPerMinute: deps.settings.signInPerMinute, ...deps.webhooks });
   await app.register(apiKeyRoutes, { pool: deps.pool, box: deps.box, audit: deps.appends.audit, stepUpPerMinute: deps.settings.signInPerMinute });
   await app.register(pbxDashboardRoutes, { pool: deps.pool, box: deps.box, audit: deps.appends.audit, publicBaseUrl: deps.publicBaseUrl, stepUpPerMinute: deps.settings.signInPerMinute });

@@ -73,7 +73,7 @@ export async function attemptDelivery(claim: ClaimedDelivery, deps: AttemptDeps)
 
 async function postOnce(claim: ClaimedDelivery, deps: AttemptDeps): Promise<AttemptRecord> {
   const attemptedAt = deps.now();
-  const body = claim.body;
+  const body = withWebhookId(claim.body, claim.deliveryId);
   const headers = buildWebhookHeaders({
     event: claim.event,
     deliveryId: claim.deliveryId,

@@ -306,3 +306,19 @@ describe('an instance manager that is not activated (Evolution 2.4: 503 LICENSE_
     }
   });
 });
+
+describe('the close wait of a re-pair (DASHBOARD_PAIRING_CLOSE_WAIT_MS)', () => {
+  it('ends with 502 and "try again" when the manager has not closed the pairing under way within it', async () => {
+    // No wait at all: the simulator closes an instance 250 ms after its logout (Evolution 2.3 logs out in the background).
+    const impatient = await suite.fixture.build({ dashboard: { pairingCloseWaitMs: 0 } });
+    try {
+      const { client } = await signUpWithMfa(impatient, { organisation: 'Impatient Clinics' });
+      const id = await create(client, 'impatient-desk');
+      const page = await client.submit(`/instances/${id}/manage`, `/instances/${id}/connect`, { phone: '+1 415 555 2671' });
+      expect(page.status).toBe(502);
+      expect(page.html).toContain('The instance manager did not end the pairing under way in time');
+    } finally {
+      await impatient.close();
+    }
+  });
+});

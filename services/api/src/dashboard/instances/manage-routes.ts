@@ -15,8 +15,6 @@ import type { InstanceRoutesOptions } from './route-options.ts';
 const managerDown = () => new PageError(502, 'Instance manager not answering', 'The instance manager did not answer just now. Try again in a moment.');
 const managerNotActivated = () => new PageError(502, 'Instance manager not activated', LICENSE_REQUIRED_WORDS);
 const isCode = (error: unknown, code: ManagerHttpError['code']) => error instanceof ManagerHttpError && error.code === code;
-/** How long a pairing under way may take to end after its logout before a new one starts (Evolution 2.3 logs out in the background). */
-const CLOSE_WITHIN_MS = 10_000;
 
 export function manageRoutes(app: FastifyInstance, opts: InstanceRoutesOptions): void {
   const manageUrl = (id: string, done?: string) => `/instances/${encodeURIComponent(id)}/manage${done ? `?done=${done}` : ''}`;
@@ -49,7 +47,7 @@ export function manageRoutes(app: FastifyInstance, opts: InstanceRoutesOptions):
       try {
         // A pairing already under way keeps its codes and ignores a number: restartPairing ends it
         // and waits until the manager has closed it, so this one starts afresh.
-        await restartPairing(managed.managerUrl, managed.apiKey, managed.managerInstance, phone, { closeWithinMs: CLOSE_WITHIN_MS });
+        await restartPairing(managed.managerUrl, managed.apiKey, managed.managerInstance, phone, { closeWithinMs: opts.pairingCloseWaitMs });
       } catch (error) {
         if (isCode(error, 'license_required')) throw managerNotActivated();
         if (isCode(error, 'not_closed')) {
@@ -70,7 +68,7 @@ export function manageRoutes(app: FastifyInstance, opts: InstanceRoutesOptions):
       await logoutInstance(managed.managerUrl, managed.apiKey, managed.managerInstance);
       // Evolution 2.3 answers before the logout is done: wait (bounded) so the page shows it closed;
       // if it takes longer, the live page follows it.
-      await waitUntilClosed(managed.managerUrl, managed.apiKey, managed.managerInstance, CLOSE_WITHIN_MS).catch(() => undefined);
+      await waitUntilClosed(managed.managerUrl, managed.apiKey, managed.managerInstance, opts.pairingCloseWaitMs).catch(() => undefined);
     } catch (error) {
       // 400: Evolution's answer for an instance that is not connected; nothing left to do.
       if (isCode(error, 'license_required')) throw managerNotActivated();

@@ -37,7 +37,7 @@ async function pbxEvent(id: number | string, secret: string, signing?: string) {
 }
 
 async function create(who: TestMember, fields: Record<string, string> = {}) {
-  const page = await who.client.submit('/integrations/pbx', '/integrations/pbx', { instance_id: account.instance_id, ...fields });
+  const page = await who.client.submit('/integrations/pbx', '/integrations/pbx', { instance_id: account.instance_id, code: await totpNow(who.secret), ...fields });
   expect(page.status, page.html).toBe(200);
   const id = Number(/Your new integration<\/h2>|integration (\d+)\)<\/h2>/.exec(page.html)?.[1]);
   return { page, id, secret: textOf(page.html, 'pbx-secret')!, signing: textOf(page.html, 'pbx-signing-secret') };
@@ -85,7 +85,7 @@ describe('creating an integration', () => {
 
   it('only on one of the customer\'s own instances; a bad rate is said so', async () => {
     const other = await suite.fixture.account();
-    const theirs = await owner.client.submit('/integrations/pbx', '/integrations/pbx', { instance_id: other.instance_id });
+    const theirs = await owner.client.submit('/integrations/pbx', '/integrations/pbx', { instance_id: other.instance_id, code: await totpNow(owner.secret) });
     expect(theirs.status).toBe(400);
     expect(theirs.html).toContain('Choose one of your instances.');
     const rate = await owner.client.submit('/integrations/pbx', '/integrations/pbx', { instance_id: account.instance_id, rate_per_minute: '0' });
