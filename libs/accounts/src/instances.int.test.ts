@@ -54,4 +54,16 @@ describe('createInstance', () => {
     await expect(duplicate).rejects.toBeInstanceOf(AccountError);
     await expect(duplicate).rejects.toMatchObject({ code: 'conflict', message: 'The customer already has an instance named desk.' });
   });
+
+  it("never takes a manager's instance name that another customer's live instance uses there (a retry would replace it)", async () => {
+    const [acme, globex] = [await customerRow(db.pool, 'Acme'), await customerRow(db.pool, 'Globex')];
+    const input = { managerUrl: 'http://127.0.0.1:9', managerApiKey: 'k', createOnManager: false };
+    const first = await createInstance(db.pool, box, { ...input, customerId: acme, name: 'main' });
+    expect(first.manager_instance).toMatch(/^main-[0-9a-f]{16}$/);
+    // Refused before the manager is called (nothing listens on port 9).
+    await expect(createInstance(db.pool, box, { ...input, createOnManager: true, customerId: globex, name: 'main', managerInstance: first.manager_instance })).rejects.toMatchObject({
+      code: 'conflict',
+      message: `The instance manager already has an instance named ${first.manager_instance} in use by the gateway.`,
+    });
+  });
 });

@@ -58,7 +58,12 @@ export async function createInstance(pool: Queryable, box: SecretBox, input: Cre
     // Named after the customer and the name, not this try: a try that timed out after the manager
     // had created the instance leaves it under the same name, and the next try replaces it
     // (replaceLeftover) instead of leaving a stray instance pairing on the manager.
-    const managerInstance = input.managerInstance ?? `${input.name}-${createHash('sha256').update(input.customerId).digest('hex').slice(0, 8)}`;
+    // 64 bits of the customer: two customers on one shared manager do not meet by chance.
+    const managerInstance = input.managerInstance ?? `${input.name}-${createHash('sha256').update(input.customerId).digest('hex').slice(0, 16)}`;
+    // replaceLeftover deletes whatever has that name on the manager: never a live instance of ours.
+    if (input.createOnManager && await tx.exists(sql.typeAlias('void')`SELECT FROM instances WHERE manager_url = ${input.managerUrl} AND manager_instance = ${managerInstance} AND deleted_at IS NULL`)) {
+      throw new AccountError('conflict', `The instance manager already has an instance named ${managerInstance} in use by the gateway.`);
+    }
     let apiKey = input.managerApiKey;
     if (input.createOnManager) {
       const created = await createOnManager(input.managerUrl, input.managerApiKey, managerInstance, undefined, { replaceLeftover: true });

@@ -60,9 +60,14 @@ export interface WebhookEventBase<E extends WebhookEventName = WebhookEventName>
 
 /** A phone number in E.164 form, e.g. "+15551234567". */
 export type E164Phone = string;
+/** A linked id, "123456789012345@lid": a sender the network shows without the number. */
+export type LinkedId = string;
+/** Who sent something: the E.164 phone, or the linked id when the network gave no phone. */
+export type Sender = E164Phone | LinkedId;
 
 export interface MessageReceivedEvent extends WebhookEventBase<'message.received'> {
-  from: E164Phone;
+  from: Sender;
+  from_lid?: LinkedId;
   message_text: string;
   message_type?: string;
   external_message_id?: string;
@@ -78,9 +83,11 @@ export interface MessageFailedEvent extends WebhookEventBase<'message.failed'> {
   error: string;
   /** Not in spec 6.3's table: added within v1 so a failure can be matched to its send (docs/decisions.md). */
   message_id?: string;
+  external_message_id?: string;
 }
 export interface RecipientOptedOutEvent extends WebhookEventBase<'recipient.opted_out'> {
-  from: E164Phone;
+  from: Sender;
+  from_lid?: LinkedId;
   reason: string;
   message_text?: string;
 }
@@ -95,19 +102,23 @@ export interface InstanceConnectionUpdatedEvent extends WebhookEventBase<'instan
 }
 export interface InstanceQrUpdatedEvent extends WebhookEventBase<'instance.qr_updated'> {
   qr_available?: boolean;
+  reason?: string;
 }
 export interface MessageDeliveredEvent extends WebhookEventBase<'message.delivered'> {
-  from?: E164Phone;
+  from?: Sender;
+  from_lid?: LinkedId;
   external_message_id?: string;
   status?: string;
 }
 export interface MessageReadEvent extends WebhookEventBase<'message.read'> {
-  from?: E164Phone;
+  from?: Sender;
+  from_lid?: LinkedId;
   external_message_id?: string;
   status?: string;
 }
 export interface MessageStatusUpdatedEvent extends WebhookEventBase<'message.status_updated'> {
-  from?: E164Phone;
+  from?: Sender;
+  from_lid?: LinkedId;
   external_message_id?: string;
   status?: string;
 }
@@ -115,16 +126,19 @@ export interface ConversationUpdatedEvent extends WebhookEventBase<'conversation
   conversation_id?: string;
 }
 export interface CallReceivedEvent extends WebhookEventBase<'call.received'> {
-  from?: E164Phone;
+  from?: Sender;
+  from_lid?: LinkedId;
   call_status?: string;
 }
 export interface CallMissedEvent extends WebhookEventBase<'call.missed'> {
-  from?: E164Phone;
+  from?: Sender;
+  from_lid?: LinkedId;
   call_status?: string;
 }
 export interface GroupMessageReceivedEvent extends WebhookEventBase<'group.message_received'> {
   group_id: string;
-  from?: E164Phone;
+  from?: Sender;
+  from_lid?: LinkedId;
   message_text?: string;
   external_message_id?: string;
 }
@@ -166,8 +180,12 @@ export type WebhookEventInput<E extends WebhookEventName = WebhookEventName> = E
 // ---------------------------------------------------------------------------------------------
 // Field table (single source for validation, serialisation order and JSON Schemas)
 
-/** phone: E.164; purpose: one of the five purposes; token: non-empty, ≤ 256 chars, no control chars; text: any string. */
-export type FieldKind = 'phone' | 'purpose' | 'token' | 'text' | 'boolean';
+/**
+ * phone: E.164; sender: E.164, or the linked id `<digits>@lid` of a sender the network shows only by
+ * that (docs/decisions.md, "Senders known only by a linked id"); lid: a linked id; purpose: one of
+ * the five purposes; token: non-empty, ≤ 256 chars, no control chars; text: any string.
+ */
+export type FieldKind = 'phone' | 'sender' | 'lid' | 'purpose' | 'token' | 'text' | 'boolean';
 
 interface FieldSpec {
   readonly kind: FieldKind;
@@ -175,7 +193,8 @@ interface FieldSpec {
 }
 
 const KIND: Record<string, FieldKind> = {
-  from: 'phone',
+  from: 'sender',
+  from_lid: 'lid',
   to: 'phone',
   message_purpose: 'purpose',
   message_text: 'text',
@@ -201,22 +220,25 @@ function fields(required: string[], optional: string[] = []): Readonly<Record<st
 
 /** Extra fields per event, in serialisation order (spec 6.3). */
 export const WEBHOOK_EVENT_FIELDS: Readonly<Record<WebhookEventName, Readonly<Record<string, FieldSpec>>>> = {
-  'message.received': fields(['from', 'message_text'], ['message_type', 'external_message_id']),
+  // from_lid: an optional field added within v1 (docs/decisions.md, "Senders known only by a linked id").
+  'message.received': fields(['from', 'message_text'], ['message_type', 'external_message_id', 'from_lid']),
   'message.sent': fields(['to', 'message_purpose'], ['message_id']),
   // message_id: an optional field added within v1 (docs/decisions.md, "Customer webhooks").
-  'message.failed': fields(['to', 'message_purpose', 'error'], ['message_id']),
-  'recipient.opted_out': fields(['from', 'reason'], ['message_text']),
+  // external_message_id: the manager's id of the send it reports failed (a messages.update ERROR), added within v1.
+  'message.failed': fields(['to', 'message_purpose', 'error'], ['message_id', 'external_message_id']),
+  'recipient.opted_out': fields(['from', 'reason'], ['message_text', 'from_lid']),
   'instance.connected': fields([], ['connection_state']),
   'instance.disconnected': fields([], ['connection_state']),
   'instance.connection_updated': fields([], ['connection_state']),
-  'instance.qr_updated': fields([], ['qr_available']),
-  'message.delivered': fields([], ['from', 'external_message_id', 'status']),
-  'message.read': fields([], ['from', 'external_message_id', 'status']),
-  'message.status_updated': fields([], ['from', 'external_message_id', 'status']),
+  // reason: why no QR is available (qr_code_limit_reached), when the manager says so.
+  'instance.qr_updated': fields([], ['qr_available', 'reason']),
+  'message.delivered': fields([], ['from', 'external_message_id', 'status', 'from_lid']),
+  'message.read': fields([], ['from', 'external_message_id', 'status', 'from_lid']),
+  'message.status_updated': fields([], ['from', 'external_message_id', 'status', 'from_lid']),
   'conversation.updated': fields([], ['conversation_id']),
-  'call.received': fields([], ['from', 'call_status']),
-  'call.missed': fields([], ['from', 'call_status']),
-  'group.message_received': fields(['group_id'], ['from', 'message_text', 'external_message_id']),
+  'call.received': fields([], ['from', 'call_status', 'from_lid']),
+  'call.missed': fields([], ['from', 'call_status', 'from_lid']),
+  'group.message_received': fields(['group_id'], ['from', 'message_text', 'external_message_id', 'from_lid']),
   'group.updated': fields([], ['group_id']),
 };
 
@@ -224,6 +246,9 @@ const BASE_KEYS: readonly BaseKeys[] = ['event', 'instance_id', 'instance_name',
 /** The body field that carries the delivery id (optional: the stored event body has none yet). */
 export const WEBHOOK_ID_FIELD = 'webhook_id';
 export const E164_PATTERN = /^\+[1-9][0-9]{6,14}$/;
+/** A linked id as the gateway writes it: digits and @lid, no device part (libs/evolution canonicalLid). */
+export const LID_PATTERN = /^[0-9]{5,20}@lid$/;
+const SENDER_PATTERN = new RegExp(`${E164_PATTERN.source}|${LID_PATTERN.source}`);
 const DATE_TIME_PATTERN = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/;
 // eslint-disable-next-line no-control-regex
 const CONTROL_CHARS = /[\u0000-\u001f\u007f]/;
@@ -266,6 +291,16 @@ function checkValue(field: string, kind: FieldKind, value: unknown, issues: Payl
     case 'phone':
       if (!E164_PATTERN.test(value)) {
         issues.push({ field, rule: 'format', message: `${field} must be an E.164 phone number such as +15551234567` });
+      }
+      return;
+    case 'sender':
+      if (!SENDER_PATTERN.test(value)) {
+        issues.push({ field, rule: 'format', message: `${field} must be an E.164 phone number such as +15551234567, or a linked id such as 123456789012345@lid` });
+      }
+      return;
+    case 'lid':
+      if (!LID_PATTERN.test(value)) {
+        issues.push({ field, rule: 'format', message: `${field} must be a linked id such as 123456789012345@lid` });
       }
       return;
     case 'purpose':
@@ -417,6 +452,10 @@ function fieldSchema(kind: FieldKind): Record<string, unknown> {
       return { type: 'boolean' };
     case 'phone':
       return { type: 'string', pattern: E164_PATTERN.source, description: 'E.164 phone number' };
+    case 'sender':
+      return { type: 'string', pattern: SENDER_PATTERN.source, description: 'E.164 phone number, or the linked id (<digits>@lid) of a sender known only by that' };
+    case 'lid':
+      return { type: 'string', pattern: LID_PATTERN.source, description: 'Linked id of the sender (<digits>@lid)' };
     case 'purpose':
       return { type: 'string', enum: [...WEBHOOK_MESSAGE_PURPOSES] };
     case 'token':

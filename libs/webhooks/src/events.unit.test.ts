@@ -34,6 +34,7 @@ function fullInput(event: WebhookEventName): Record<string, unknown> {
     conversation_id: 'conv_1',
     call_status: 'ringing',
     group_id: '1203630@g.us',
+    from_lid: '123456789012345@lid',
   };
   const out: Record<string, unknown> = { event, ...base };
   for (const f of Object.keys(WEBHOOK_EVENT_FIELDS[event])) out[f] = values[f];
@@ -49,22 +50,24 @@ describe('event catalogue', () => {
 
   it('matches the required/optional table of spec 6.3', () => {
     const table: Record<string, [string[], string[]]> = {
-      'message.received': [['from', 'message_text'], ['message_type', 'external_message_id']],
+      // from_lid (and a linked id in from), external_message_id on message.failed and reason on
+      // instance.qr_updated are optional fields added within v1 (docs/decisions.md).
+      'message.received': [['from', 'message_text'], ['message_type', 'external_message_id', 'from_lid']],
       'message.sent': [['to', 'message_purpose'], ['message_id']],
       // Spec 6.3 lists no optional field; message_id is added within v1 (docs/decisions.md).
-      'message.failed': [['to', 'message_purpose', 'error'], ['message_id']],
-      'recipient.opted_out': [['from', 'reason'], ['message_text']],
+      'message.failed': [['to', 'message_purpose', 'error'], ['message_id', 'external_message_id']],
+      'recipient.opted_out': [['from', 'reason'], ['message_text', 'from_lid']],
       'instance.connected': [[], ['connection_state']],
       'instance.disconnected': [[], ['connection_state']],
       'instance.connection_updated': [[], ['connection_state']],
-      'instance.qr_updated': [[], ['qr_available']],
-      'message.delivered': [[], ['from', 'external_message_id', 'status']],
-      'message.read': [[], ['from', 'external_message_id', 'status']],
-      'message.status_updated': [[], ['from', 'external_message_id', 'status']],
+      'instance.qr_updated': [[], ['qr_available', 'reason']],
+      'message.delivered': [[], ['from', 'external_message_id', 'status', 'from_lid']],
+      'message.read': [[], ['from', 'external_message_id', 'status', 'from_lid']],
+      'message.status_updated': [[], ['from', 'external_message_id', 'status', 'from_lid']],
       'conversation.updated': [[], ['conversation_id']],
-      'call.received': [[], ['from', 'call_status']],
-      'call.missed': [[], ['from', 'call_status']],
-      'group.message_received': [['group_id'], ['from', 'message_text', 'external_message_id']],
+      'call.received': [[], ['from', 'call_status', 'from_lid']],
+      'call.missed': [[], ['from', 'call_status', 'from_lid']],
+      'group.message_received': [['group_id'], ['from', 'message_text', 'external_message_id', 'from_lid']],
       'group.updated': [[], ['group_id']],
     };
     for (const e of WEBHOOK_EVENT_NAMES) {
@@ -74,6 +77,18 @@ describe('event catalogue', () => {
       expect([req, opt], e).toEqual(table[e]);
       for (const [k, f] of Object.entries(spec)) expect(f.kind === 'boolean', `${e}.${k}`).toBe(k === 'qr_available');
     }
+  });
+});
+
+describe('senders known only by a linked id', () => {
+  const posted = { instance_id: '42', instance_name: 'Support line', timestamp: '2025-01-31T12:00:00.000Z' };
+  const body = (from: string, extra: Record<string, unknown> = {}) => ({ event: 'message.received', ...posted, from, message_text: 'STOP', ...extra });
+  it('accept a linked id in from and from_lid, and nothing else that is not a phone', () => {
+    expect(validateWebhookEvent(body('123456789012345@lid', { from_lid: '123456789012345@lid' }))).toEqual([]);
+    expect(validateWebhookEvent(body('+15551234567', { from_lid: '123456789012345@lid' }))).toEqual([]);
+    expect(validateWebhookEvent(body('123456789012345:12@lid')).map((i) => i.rule)).toEqual(['format']);
+    expect(validateWebhookEvent(body('+15551234567', { from_lid: '+15551234567' })).map((i) => i.field)).toEqual(['from_lid']);
+    expect(validateWebhookEvent({ event: 'message.sent', ...posted, to: '123456789012345@lid', message_purpose: 'support' }).map((i) => i.field)).toEqual(['to']);
   });
 });
 

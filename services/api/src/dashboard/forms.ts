@@ -39,9 +39,27 @@ export function formInputProblem(values: unknown): { field: string | null; probl
   return null;
 }
 
+/**
+ * A route option for the search pages (/messages, /inbound-logs, a message's timeline) that check
+ * every query value and path segment themselves and answer better than this check would: the
+ * search form again with what is wrong, a value ignored with a notice, or the 404 of an unknown
+ * id. Their form bodies (none today) are still checked here.
+ */
+export const CHECKS_OWN_QUERY = { checksOwnQuery: true } as const;
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** See CHECKS_OWN_QUERY. */
+    checksOwnQuery?: boolean;
+  }
+}
+
+const checksOwnQuery = (request: FastifyRequest) => request.routeOptions.config?.checksOwnQuery === true;
+
 /** The dashboard's boundary check of every request's form fields and query values (a preValidation hook). */
 export async function checkFormInput(request: FastifyRequest): Promise<void> {
-  const found = formInputProblem(request.body) ?? formInputProblem(request.query) ?? formInputProblem(request.params);
+  const own = checksOwnQuery(request);
+  const found = formInputProblem(request.body) ?? (own ? null : (formInputProblem(request.query) ?? formInputProblem(request.params)));
   if (!found) return;
   const what = found.field === null ? 'The form' : `The field “${found.field}”`;
   throw new PageError(400, 'Not accepted', `${what} ${found.problem}. Go back, correct it and send the form again.`);

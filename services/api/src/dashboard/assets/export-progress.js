@@ -2,14 +2,15 @@
 // data-format="csv|ndjson") is fetched here instead of followed: its body is read as it streams,
 // its entries counted against the X-Total-Entries header into the <progress> of the box named by
 // data-progress-box ("12,345 of 50,000 entries"), then saved as a file (a Blob and a temporary
-// <a download>). data-download="verify" fetches the verify report the same way, saves it, and shows
-// what it says in #verify-result. Without this script (or without streams in the browser) the
-// links are plain downloads. Nothing from a response is written as HTML: text only.
+// <a download>). The form with data-download="verify" is posted the same way (its fields, the CSRF
+// token among them: starting a verification is a POST), the report saved, and what it says shown
+// in #verify-result. Without this script (or without streams in the browser) the links and the
+// form are plain downloads. Nothing from a response is written as HTML: text only.
 (function () {
   'use strict';
   if (!window.fetch || !window.TextDecoder || !window.Blob || !window.URL || !URL.createObjectURL) return;
   if (!window.ReadableStream || !('body' in Response.prototype)) return;
-  var links = document.querySelectorAll('a[data-download]');
+  var links = document.querySelectorAll('a[data-download], form[data-download]');
   if (links.length === 0) return;
   var busy = false;
 
@@ -63,6 +64,15 @@
 
   function request(url) {
     return fetch(url, { credentials: 'same-origin', cache: 'no-store', redirect: 'manual' });
+  }
+
+  /** Posts a form's fields (url-encoded, as the browser would). */
+  function post(form) {
+    var body = new URLSearchParams();
+    Array.prototype.forEach.call(form.elements, function (el) {
+      if (el.name && !el.disabled) body.append(el.name, el.value);
+    });
+    return fetch(form.action, { method: 'POST', body: body, credentials: 'same-origin', cache: 'no-store', redirect: 'manual' });
   }
 
   function exportWithProgress(link, p) {
@@ -153,11 +163,11 @@
     root.hidden = false;
   }
 
-  function verifyWithProgress(link, p) {
+  function verifyWithProgress(form, p) {
     // No total to count against: an indeterminate bar while the gateway checks.
     if (p.bar) p.bar.removeAttribute('value');
     say(p, 'Checking your log… this can take a few minutes. Keep this page open.');
-    return request(link.href).then(function (response) {
+    return post(form).then(function (response) {
       if (!response.ok) throw new Error(refusal(response, 'verify'));
       var name = fileName(response, 'policy-log-verification.json');
       var type = response.headers.get('content-type') || 'application/json';
@@ -176,29 +186,42 @@
     });
   }
 
+  function start(link, p) {
+    busy = true;
+    p.box.hidden = false;
+    var button = link.tagName === 'FORM' ? link.querySelector('button') : link;
+    if (button) button.setAttribute('aria-disabled', 'true');
+    var run = link.getAttribute('data-download') === 'verify' ? verifyWithProgress : exportWithProgress;
+    run(link, p)
+      .catch(function (error) {
+        if (p.bar) {
+          p.bar.max = 1;
+          p.bar.value = 0;
+        }
+        say(p, error && error.message ? error.message : 'The download failed. Try again.');
+      })
+      .then(function () {
+        busy = false;
+        if (button) button.removeAttribute('aria-disabled');
+      });
+  }
+
   Array.prototype.forEach.call(links, function (link) {
+    if (link.tagName === 'FORM') {
+      link.addEventListener('submit', function (event) {
+        var p = parts(link);
+        if (event.defaultPrevented || !p) return;
+        event.preventDefault();
+        if (!busy) start(link, p);
+      });
+      return;
+    }
     link.addEventListener('click', function (event) {
       if (event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
       var p = parts(link);
       if (!p) return;
       event.preventDefault();
-      if (busy) return;
-      busy = true;
-      p.box.hidden = false;
-      link.setAttribute('aria-disabled', 'true');
-      var run = link.getAttribute('data-download') === 'verify' ? verifyWithProgress : exportWithProgress;
-      run(link, p)
-        .catch(function (error) {
-          if (p.bar) {
-            p.bar.max = 1;
-            p.bar.value = 0;
-          }
-          say(p, error && error.message ? error.message : 'The download failed. Try again.');
-        })
-        .then(function () {
-          busy = false;
-          link.removeAttribute('aria-disabled');
-        });
+      if (!busy) start(link, p);
     });
   });
 })();

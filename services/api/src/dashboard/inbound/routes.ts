@@ -11,6 +11,7 @@ import { hrefWith, utcText, type RawQuery } from '../query-values.ts';
 import { PAGE_SIZE } from '../suppressions/query.ts';
 import { inboundMessage, inboundPage, instancesOf, type InboundRow } from './data.ts';
 import { chatLabel, cursorText, flagLabel, inboundFilterValues, parseInboundQuery, type Cursor } from './query.ts';
+import { CHECKS_OWN_QUERY } from '../forms.ts';
 
 const PATH = '/inbound-logs';
 
@@ -25,7 +26,7 @@ export function senderLabel(sender: string | null, linkedPhone: string | null): 
 }
 
 export async function inboundRoutes(app: FastifyInstance, deps: DashboardDeps): Promise<void> {
-  app.get(PATH, { preHandler: requirePermission('inbound.read') }, async (request, reply) => {
+  app.get(PATH, { preHandler: requirePermission('inbound.read'), config: CHECKS_OWN_QUERY }, async (request, reply) => {
     const me = member(request);
     const canManage = can(me.role, 'suppressions.manage');
     const instances = await instancesOf(deps.pool, me.customer_id);

@@ -15,6 +15,7 @@ import { DEFAULT_DAYS, MIN_PHONE_DIGITS, PAGE_SIZE, pageLink, parseSearch, type 
 import { loadTimeline, searchMessages, type ResultRow } from './store.ts';
 import { timelineView } from './timeline.ts';
 import { deliveryStatus, utcText } from './words.ts';
+import { CHECKS_OWN_QUERY } from '../forms.ts';
 
 const NO_SUCH_MESSAGE = {
   title: 'No such message',
@@ -54,7 +55,7 @@ export async function messageRoutes(app: FastifyInstance, deps: DashboardDeps): 
     ...extra,
   });
 
-  app.get('/messages', { preHandler: requirePermission('messages.read') }, async (request, reply) => {
+  app.get('/messages', { preHandler: requirePermission('messages.read'), config: CHECKS_OWN_QUERY }, async (request, reply) => {
     const parsed = parseSearch((request.query ?? {}) as Record<string, unknown>, new Date());
     if (!parsed.ok) return reply.code(400).page('messages', searchPage(parsed.form, { errors: parsed.errors }));
     const { search, form } = parsed;
@@ -80,7 +81,7 @@ export async function messageRoutes(app: FastifyInstance, deps: DashboardDeps): 
     );
   });
 
-  app.get<{ Params: { messageId: string } }>('/messages/:messageId', { preHandler: requirePermission('messages.read') }, async (request, reply) => {
+  app.get<{ Params: { messageId: string } }>('/messages/:messageId', { preHandler: requirePermission('messages.read'), config: CHECKS_OWN_QUERY }, async (request, reply) => {
     const me = member(request);
     const messageId = request.params.messageId;
     // An id no message can have (too long, a NUL, an unpaired surrogate) is not looked up.

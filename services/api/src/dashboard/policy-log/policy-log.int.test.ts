@@ -6,7 +6,7 @@ import { KafkaInspector } from '@gw/kafka';
 import { insertEntries } from '@gw/policy-log';
 import { until, useApiFixture, type TestAccount } from '../../testing/api-fixture.ts';
 import { memberWithRole, type TestMember } from '../testing/members.ts';
-import { textOf } from '../testing/page-client.ts';
+import { field, textOf } from '../testing/page-client.ts';
 // The policy consumer itself, reached by path as other services' int tests do: the sends below are
 // decided by the real decider, so the log has real chains (Postgres and the decisions topic) and
 // "verify my log" has a real replay to run.
@@ -148,8 +148,13 @@ afterAll(() => {
 const listed = (html: string) => [...html.matchAll(/<tr data-log-id="(\d+)">/g)].map((m) => Number(m[1]));
 const ids = (entries: readonly Entry[]) => entries.map((e) => e.log_id);
 
+const VERIFY = '/policy-log/verify-report';
+
+/** Starts a verification as the policy log page's button does: a POST with the page's CSRF token. */
+const startVerify = (member: TestMember) => member.client.submit('/policy-log', VERIFY, {});
+
 async function verifyReport(member: TestMember): Promise<CustomerVerifyReport> {
-  const page = await member.client.get('/policy-log/verify-report');
+  const page = await startVerify(member);
   expect(page.status, page.html.slice(0, 500)).toBe(200);
   expect(page.response.headers['content-type']).toBe('application/json; charset=utf-8');
   expect(page.response.headers['content-disposition']).toMatch(/^attachment; filename="policy-log-verification-\d{4}-\d{2}-\d{2}-\d{6}Z\.json"$/);
@@ -317,15 +322,46 @@ describe('verify my log', () => {
     expect((await verifyReport(theirCompliance)).counts).toMatchObject({ entries: 2, replayed_decisions: 2, chain_entries: 7 });
   });
 
-  it('runs one verification per customer at a time: a second one at once gets a 429 page', async () => {
-    const [a, b] = await Promise.all([compliance.client.get('/policy-log/verify-report'), owner.client.get('/policy-log/verify-report')]);
+  it('runs one verification per customer at a time: a second one at once gets a 429 page, and the status page says one runs', async () => {
+    const csrf = async (member: TestMember) => field((await member.client.get('/policy-log')).html, '_csrf')!;
+    const [mineToken, ownerToken] = [await csrf(compliance), await csrf(owner)];
+    const first = compliance.client.post(VERIFY, { _csrf: mineToken });
+    const second = owner.client.post(VERIFY, { _csrf: ownerToken });
+    // Meanwhile the status page (read by another member of the customer) says one is running.
+    let settled = false;
+    void Promise.allSettled([first, second]).then(() => (settled = true));
+    let during = await admin.client.get(VERIFY);
+    while (!settled && !during.html.includes('A verification of your log is running</strong>')) during = await admin.client.get(VERIFY);
+    const [a, b] = await Promise.all([first, second]);
     const statuses = [a.status, b.status].sort();
     expect(statuses).toEqual([200, 429]);
     const refused = a.status === 429 ? a : b;
     expect(refused.response.headers['content-type']).toMatch(/^text\/html/);
     expect(refused.html).toContain('A verification of your log is already running');
+    expect(textOf(during.html, 'verify-status')).toContain('A verification of your log is running');
+    expect(during.html).not.toContain('id="verify-form"');
     // Once it is done, the next one runs.
-    expect((await compliance.client.get('/policy-log/verify-report')).status).toBe(200);
+    expect((await startVerify(compliance)).status).toBe(200);
+  });
+
+  it('starts only from a POST with the CSRF token: the GET is a status page that starts nothing and shows the last result', async () => {
+    // A plain navigation (a link, a prefetch, a crawler with the session) gets the status page.
+    const page = await compliance.client.get(VERIFY);
+    expect(page.status).toBe(200);
+    expect(page.response.headers['content-type']).toMatch(/^text\/html/);
+    expect(page.response.headers['content-disposition']).toBeUndefined();
+    expect(textOf(page.html, 'verify-status')).toBe('No verification of your log is running.');
+    // The earlier tests' last run, as this process saw it, and the button for the next one.
+    expect(textOf(page.html, 'verify-verdict')).toBe('Intact');
+    expect(textOf(page.html, 'verify-summary')).toMatch(/^Your policy log checks out\./);
+    expect(page.html).toContain(`<form method="post" action="${VERIFY}" id="verify-form"`);
+    expect(field(page.html, '_csrf')).toBeTruthy();
+    // The other customer's page knows nothing of this customer's runs.
+    expect(textOf((await manyCompliance.client.get(VERIFY)).html, 'verify-last')).toContain('No result to show');
+    // A POST without the page's token is refused, and starts nothing.
+    const forged = await compliance.client.post(VERIFY, {});
+    expect(forged.status).toBe(403);
+    expect(forged.response.headers['content-disposition']).toBeUndefined();
   });
 
   it('reports a tampered entry of the customer by log id, check and field; the other customer learns only a count', async () => {
@@ -363,12 +399,15 @@ describe('verify my log', () => {
 describe('who may see it', () => {
   it('refuses a viewer and a developer the page, the export and the report; owners, admins and compliance read it', async () => {
     for (const member of [viewer, developer]) {
-      for (const url of ['/policy-log', '/policy-log/export?format=csv', '/policy-log/verify-report']) {
+      for (const url of ['/policy-log', '/policy-log/export?format=csv', VERIFY]) {
         const page = await member.client.get(url);
         expect(page.status, url).toBe(403);
         expect(page.html).not.toContain(myEntries[0]!.message_id);
         expect(page.response.headers['x-total-entries']).toBeUndefined();
       }
+      const started = await member.client.submit('/instances', VERIFY, {});
+      expect(started.status).toBe(403);
+      expect(started.response.headers['content-disposition']).toBeUndefined();
       expect((await member.client.get('/instances')).html).not.toContain('href="/policy-log"');
     }
     for (const member of [owner, admin, compliance]) {

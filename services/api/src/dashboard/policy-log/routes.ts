@@ -1,7 +1,8 @@
 // /policy-log: the customer's policy log (every send the gateway decided for it, accepted or
 // refused, with the code), filtered, newest first, 50 a page, each entry linking to its message's
 // timeline; the export of the filtered entries as CSV or NDJSON, streamed from one snapshot; and
-// "verify my log", a JSON report of the chain check and the replay for the customer's own entries.
+// "verify my log", a JSON report of the chain check and the replay for the customer's own entries
+// (started by a POST; its GET is a status page).
 // The export and the verification are @gw/compliance's, the ones `gatewayctl policy-log export |
 // verify` run. Everything is read within the signed-in member's customer; policy_log.read.
 import { CHECKS_EXPLAINED, verifyCustomerLog } from '@gw/compliance';
@@ -14,10 +15,12 @@ import { member, PageError, requirePermission } from '../sessions/guards.ts';
 import { countEntries, instancesOf, listEntries, type ListRow } from './data.ts';
 import { allowSilence, sendExport, TOTAL_HEADER } from './download.ts';
 import { count, downloadName, exportFormat, filterValues, hrefWith, PAGE_SIZE, parsePolicyLogQuery, utcText, type RawQuery } from './query.ts';
-import { VerifyGate } from './verify-gate.ts';
+import { VerifyGate, type VerifyOutcome } from './verify-gate.ts';
+import { form } from '../forms.ts';
 
 const PATH = '/policy-log';
 const BACK = { href: PATH, label: 'Back to the policy log' };
+const VERIFY_PAGE = { href: `${PATH}/verify-report`, label: 'Verify my log' };
 /** How long a verification may compute before its answer (the socket's idle timeout meanwhile). */
 const VERIFY_SILENCE_MS = 30 * 60_000;
 
@@ -88,7 +91,7 @@ export async function policyLogRoutes(app: FastifyInstance, deps: DashboardDeps)
       // Problems in the filters stop an export: its links are not offered until they are corrected.
       exportable: q.problems.length === 0,
       totalHeader: TOTAL_HEADER,
-      verifyHref: `${PATH}/verify-report`,
+      verifyAction: `${PATH}/verify-report`,
       checks: CHECKS_EXPLAINED,
     });
   });
@@ -109,16 +112,21 @@ export async function policyLogRoutes(app: FastifyInstance, deps: DashboardDeps)
     });
   });
 
-  app.get(`${PATH}/verify-report`, { preHandler: guard }, async (request, reply) => {
+  // Starting a verification is a POST (with the page's CSRF token): it reads the topics whole, so a
+  // plain navigation, a prefetch or a link elsewhere must not start one. The answer is the report
+  // itself (a JSON attachment); the page's script saves it and shows what it says.
+  app.post(`${PATH}/verify-report`, { preHandler: guard, schema: form({}) }, async (request, reply) => {
     const me = member(request);
     const entered = gate.enter(me.customer_id);
     if (entered === 'running') {
-      throw new PageError(429, 'A verification is already running', 'A verification of your log is already running. Its report downloads as soon as it is done; start another one after that.', BACK);
+      throw new PageError(429, 'A verification is already running', 'A verification of your log is already running. Its report downloads as soon as it is done; start another one after that.', VERIFY_PAGE);
     }
-    if (entered === 'busy') throw new PageError(429, 'The gateway is busy', 'Other verifications are running on the gateway right now. Try again in a few minutes.', BACK);
+    if (entered === 'busy') throw new PageError(429, 'The gateway is busy', 'Other verifications are running on the gateway right now. Try again in a few minutes.', VERIFY_PAGE);
+    let outcome: VerifyOutcome | undefined;
     try {
       allowSilence(request, reply, VERIFY_SILENCE_MS);
       const report = await verifyCustomerLog(deps.compliance, me.customer_id, { replayWorker: false });
+      outcome = { ok: report.ok, at: new Date(report.checked_at), summary: report.summary, entries: report.counts.entries, divergences: report.counts.divergences };
       return reply
         .header('content-type', 'application/json; charset=utf-8')
         .header('content-disposition', `attachment; filename="${downloadName('policy-log-verification', new Date(report.checked_at), 'json')}"`)
@@ -126,9 +134,24 @@ export async function policyLogRoutes(app: FastifyInstance, deps: DashboardDeps)
         .send(`${JSON.stringify(report, null, 2)}\n`);
     } catch (error) {
       app.log.error({ err: kindOf(error), route: `${PATH}/verify-report` }, 'policy log verification failed');
-      throw new PageError(503, 'Verification not finished', 'The gateway could not finish checking your log just now (this says nothing about your log). Try again in a few minutes.', BACK);
+      outcome = { ok: null, at: new Date(), summary: 'The gateway could not finish checking your log (this says nothing about your log).', entries: null, divergences: null };
+      throw new PageError(503, 'Verification not finished', 'The gateway could not finish checking your log just now (this says nothing about your log). Try again in a few minutes.', VERIFY_PAGE);
     } finally {
-      gate.leave(me.customer_id);
+      gate.leave(me.customer_id, outcome);
     }
+  });
+
+  // The status page: whether a verification of the customer's log is running, what the last one
+  // found, and the button that starts one. Reading it starts nothing.
+  app.get(`${PATH}/verify-report`, { preHandler: guard }, async (request, reply) => {
+    const status = gate.status(member(request).customer_id);
+    const shown = (at: Date) => ({ iso: at.toISOString(), shown: utcText(at) });
+    return reply.header('cache-control', 'no-store').page('policy-log-verify', {
+      title: 'Verify my log',
+      verifyAction: `${PATH}/verify-report`,
+      checks: CHECKS_EXPLAINED,
+      running: status.runningSince ? shown(status.runningSince) : null,
+      last: status.last ? { ...status.last, at: shown(status.last.at) } : null,
+    });
   });
 }

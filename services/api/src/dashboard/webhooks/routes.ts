@@ -3,14 +3,14 @@
 // recover what the webhook missed since a time. The operations are @gw/accounts' (gatewayctl runs
 // the same), scoped to the signed-in member's customer. Each answers with a redirect back to the
 // tab, except where a secret is shown this once (the page itself, not cached) or a form is refused.
-import { pauseWebhook, recoverDeliveries, resendDelivery, resumeWebhook, rotateWebhookSecret, setWebhook, showWebhook, WebhookError, type AuditTrail, type InstanceSummary } from '@gw/accounts';
+import { checkWebhookChoice, pauseWebhook, recoverDeliveries, resendDelivery, resumeWebhook, rotateWebhookSecret, saveWebhook, showWebhook, WebhookError, type AuditTrail, type InstanceSummary } from '@gw/accounts';
 import type { Pool } from '@gw/db';
 import type { SecretBox } from '@gw/security';
 import { standardWebhooksSecret, WEBHOOK_EVENT_GROUPS } from '@gw/webhooks';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { recordChange } from '../appends.ts';
 import { NO_SUCH_INSTANCE, ownInstance } from '../instances/own-instance.ts';
-import { requireStepUp, stepUpRateLimit } from '../mfa/step-up.ts';
+import { requireStepUp, STEP_UP_REFUSED, stepUpPasses, stepUpRateLimit } from '../mfa/step-up.ts';
 import { member, PageError, requirePermission } from '../sessions/guards.ts';
 import type { DashboardWebhookDeps } from './deps.ts';
 import { explainAction, explainConfigure } from './refusal-words.ts';
@@ -82,12 +82,25 @@ export async function webhookRoutes(app: FastifyInstance, opts: WebhookRoutesOpt
       const events = request.body?.preset === 'recommended' ? [...WEBHOOK_EVENT_GROUPS.recommended] : [request.body?.events ?? []].flat();
       const refuse = (message: string, detail: string | null = null) => tab(request, reply, 400, instance, { form: { url, events }, error: { form: 'configure', message, detail } });
       if (request.validationError) return refuse('The form was not complete. Give the address and choose events from the list.');
-      // A new destination (or a first one) decides where the instance's events go: a code again (issue 25).
-      const current = await showWebhook(opts.pool, instance.id, { customerId: member(request).customer_id }).catch(() => null);
-      if (current?.destination_url !== url) await requireStepUp(opts.pool, opts.box, member(request), request.body?.code);
-      let saved: Awaited<ReturnType<typeof setWebhook>>;
+      const scope = { customerId: member(request).customer_id };
+      // The address and events are checked first: a refused address does not use up the member's
+      // code (each code works once), and the form says why, as before.
+      let choice: Awaited<ReturnType<typeof checkWebhookChoice>>;
       try {
-        saved = await setWebhook(opts.pool, opts.box, { instanceId: instance.id, url, events, rules: opts.rules, customerId: member(request).customer_id });
+        choice = await checkWebhookChoice(url, events, opts.rules);
+      } catch (error) {
+        const explained = error instanceof WebhookError ? explainConfigure(error, opts.rules) : null;
+        if (explained) return refuse(explained.message, explained.detail);
+        return unexpected(request, error);
+      }
+      // A new destination (or a first one) decides where the instance's events go: a code again
+      // (issue 25), compared with the address as it is saved (normalised). A wrong or missing code
+      // re-renders the form with a 400, as every step-up form does.
+      const current = await showWebhook(opts.pool, instance.id, scope).catch(() => null);
+      if (current?.destination_url !== choice.url && !(await stepUpPasses(opts.pool, opts.box, member(request), request.body?.code))) return refuse(STEP_UP_REFUSED);
+      let saved: Awaited<ReturnType<typeof saveWebhook>>;
+      try {
+        saved = await saveWebhook(opts.pool, opts.box, instance.id, choice, scope);
       } catch (error) {
         const explained = error instanceof WebhookError ? explainConfigure(error, opts.rules) : null;
         if (explained) return refuse(explained.message, explained.detail);

@@ -36,9 +36,17 @@ async function createInstance(client: PageClient, name: string): Promise<string>
   return /^\/instances\/(ins_[A-Za-z0-9]+)\/manage/.exec(page.location ?? '')![1]!;
 }
 
-/** Sends the configure form as the tab does: the URL, each ticked event, and the preset button when pressed. */
-const configure = (client: PageClient, id: string, url: string, events: readonly string[], preset?: string) =>
-  submitFields(app(), client, tabOf(id), `/instances/${id}/webhook`, [['url', url], ...events.map((e): [string, string] => ['events', e]), ...(preset ? [['preset', preset] as [string, string]] : [])]);
+/**
+ * Sends the configure form as the tab does: the URL, each ticked event, the preset button when
+ * pressed, and the authenticator code when one is typed (a new destination asks for it).
+ */
+const configure = (client: PageClient, id: string, url: string, events: readonly string[], options: { preset?: string; code?: string } = {}) =>
+  submitFields(app(), client, tabOf(id), `/instances/${id}/webhook`, [
+    ['url', url],
+    ...events.map((e): [string, string] => ['events', e]),
+    ...(options.preset ? [['preset', options.preset] as [string, string]] : []),
+    ...(options.code !== undefined ? [['code', options.code] as [string, string]] : []),
+  ]);
 
 const Endpoint = z.object({ destination_url: z.string(), events: z.array(z.string()), status: z.string(), signing_secret_enc: z.string() });
 const endpointOf = (id: string) => pool().maybeOne(sql.type(Endpoint)`SELECT destination_url, events, status, signing_secret_enc FROM webhook_endpoints WHERE instance_id = ${id}`);
@@ -99,7 +107,7 @@ describe('an instance without a webhook', () => {
 describe('configuring', () => {
   it('refuses addresses the SSRF guard refuses, saying why in words, keeping the form, saving nothing', async () => {
     const refused = async (url: string) => {
-      const page = await configure(owner.client, instanceId, url, ['message.received', 'call.missed']);
+      const page = await configure(owner.client, instanceId, url, ['message.received', 'call.missed'], { code: await totpNow(owner.secret) });
       expect(page.status, url).toBe(400);
       expect(field(page.html, 'url')).toBe(url);
       expect(page.html).toMatch(/name="events" value="call.missed" checked/);
@@ -120,13 +128,22 @@ describe('configuring', () => {
     expect(await refused('not a url')).toContain('That is not a complete web address');
     expect(await endpointOf(instanceId)).toBeNull();
 
-    const none = await configure(owner.client, instanceId, RECEIVER, []);
+    const none = await configure(owner.client, instanceId, RECEIVER, [], { code: await totpNow(owner.secret) });
     expect(none.status).toBe(400);
     expect(none.html).toContain('Choose at least one event');
   });
 
   it('saves a public address: active, the signing secret shown once in that answer and never again', async () => {
-    const saved = await configure(owner.client, instanceId, RECEIVER, ['message.received', 'call.missed']);
+    // A first destination asks for a current code (step-up): without one, or a wrong one, the
+    // form comes back with a 400 that says so, its fields kept, and nothing is saved.
+    for (const code of [undefined, '000000']) {
+      const refused = await configure(owner.client, instanceId, RECEIVER, ['message.received', 'call.missed'], code === undefined ? {} : { code });
+      expect(refused.status, code).toBe(400);
+      expect(refused.html).toContain('to confirm this change');
+      expect(field(refused.html, 'url')).toBe(RECEIVER);
+      expect(await endpointOf(instanceId)).toBeNull();
+    }
+    const saved = await configure(owner.client, instanceId, RECEIVER, ['message.received', 'call.missed'], { code: await totpNow(owner.secret) });
     expect(saved.status, saved.html).toBe(200);
     expect(saved.response.headers['cache-control']).toBe('no-store');
     const secret = textOf(saved.html, 'signing-secret')!;
@@ -147,14 +164,22 @@ describe('configuring', () => {
     expect(later.html).not.toContain('id="webhook-none"');
     expect((await viewer.client.get(tabOf(instanceId))).html).not.toMatch(SECRET);
 
-    // "All recommended" saves the recommended group, whatever is ticked, and keeps the secret.
-    const recommended = await configure(owner.client, instanceId, RECEIVER, ['call.missed'], 'recommended');
+    // "All recommended" saves the recommended group, whatever is ticked, and keeps the secret; the
+    // destination is the same, so no code is asked.
+    const recommended = await configure(owner.client, instanceId, RECEIVER, ['call.missed'], { preset: 'recommended' });
     expect(recommended.status).toBe(303);
     expect(recommended.location).toBe(`/instances/${instanceId}/manage?tab=webhook&done=webhook_saved`);
     expect(await endpointOf(instanceId)).toMatchObject({ events: [...WEBHOOK_EVENT_GROUPS.recommended], signing_secret_enc: stored.signing_secret_enc });
     const after = await owner.client.get(recommended.location!);
     expect(textOf(after.html, 'webhook-notice')).toContain('Webhook saved');
     expect(after.html).not.toMatch(SECRET);
+
+    // Pointing the events elsewhere asks for a code again: without one, the destination stays.
+    const elsewhere = 'https://93.184.216.35/hooks/chat';
+    const moved = await configure(owner.client, instanceId, elsewhere, ['message.received']);
+    expect(moved.status).toBe(400);
+    expect(moved.html).toContain('to confirm this change');
+    expect(await endpointOf(instanceId)).toMatchObject({ destination_url: RECEIVER, events: [...WEBHOOK_EVENT_GROUPS.recommended] });
   });
 
   it('rotating the secret asks for a current code, then shows the new secret once, in both forms, and until when the old one still signs', async () => {
@@ -327,7 +352,7 @@ describe('who may do what', () => {
       expect(page.status, action).toBe(404);
     }
     // Through their own instance, this customer's delivery is unknown too.
-    await configure(stranger.client, strangersInstance, RECEIVER, ['message.received']);
+    expect((await configure(stranger.client, strangersInstance, RECEIVER, ['message.received'], { code: await totpNow(stranger.secret) })).status).toBe(200);
     const theirs = await stranger.client.submit(tabOf(strangersInstance), `/instances/${strangersInstance}/webhook/deliveries/${deliveryIdFor('evt-dash-log-1', instanceId)}/resend`, {});
     expect(theirs.status).toBe(404);
     expect(theirs.html).toContain('No such delivery');
