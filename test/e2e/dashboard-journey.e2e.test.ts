@@ -7,7 +7,7 @@
 import type { Page } from 'playwright-core';
 import { afterAll, describe, expect, it } from 'vitest';
 import { sql, z } from '@gw/db';
-import { OPEN_LIMITS, withOperator } from '../support/accounts.ts';
+import { OPEN_LIMITS, unusedTotpCode, withOperator } from '../support/accounts.ts';
 import { Screenshots, totpCode, useBrowser } from '../support/browser.ts';
 import { send } from '../support/http.ts';
 import { useStack } from '../support/suite.ts';
@@ -137,7 +137,9 @@ async function journey(page: Page, shots: Screenshots): Promise<void> {
   await page.getByRole('heading', { name: 'No API keys yet' }).waitFor();
   await shots.take(page, 'api-keys-empty');
   await page.getByLabel('Name', { exact: true }).fill('booking system');
-  await page.getByLabel('Your authenticator code').fill(await totpCode(secret));
+  // Each code works once: the enrolment's may still be the current one, so a fresh period's code.
+  const keyCode = await unusedTotpCode(suite.stack, email, secret);
+  await page.getByLabel('Your authenticator code').fill(keyCode);
   await page.getByRole('button', { name: 'Create key' }).click();
   await page.getByRole('heading', { name: /Your new key/ }).waitFor();
   const apiKey = (await page.locator('#new-api-key').textContent())!.trim();
@@ -163,6 +165,15 @@ async function journey(page: Page, shots: Screenshots): Promise<void> {
   await page.getByLabel('Destination URL').fill(`${receiver.url}/hooks/chat`);
   await page.getByRole('checkbox', { name: 'message.sent' }).check();
   await page.getByRole('checkbox', { name: 'message.failed' }).check();
+  // A destination asks for a code again (step-up), and a code works once: the API key's code is
+  // refused, the form kept, and it says why.
+  await page.getByLabel(/Your authenticator code/).fill(keyCode);
+  await page.getByRole('button', { name: 'Save', exact: true }).click();
+  await page.locator('#webhook-error').getByText(/Each code works once/).waitFor();
+  expect(await page.getByLabel('Destination URL').inputValue()).toBe(`${receiver.url}/hooks/chat`);
+  expect(await page.getByRole('checkbox', { name: 'message.failed' }).isChecked()).toBe(true);
+  await shots.take(page, 'webhook-code-refused');
+  await page.getByLabel(/Your authenticator code/).fill(await unusedTotpCode(suite.stack, email, secret));
   await page.getByRole('button', { name: 'Save', exact: true }).click();
   await page.getByRole('heading', { name: 'Your signing secret' }).waitFor();
   expect((await page.locator('#signing-secret').textContent())!.trim()).toMatch(/^whsec_/);

@@ -1,6 +1,6 @@
 // The whole pipeline over the Evolution API webhook fixtures of each supported version
 // (test/fixtures/evolution/<version>/, docs/evolution-compatibility.md): each envelope is posted to
-// the real ingest (POST /integrations/instances/:id/events/:token) of a running stack, and the
+// the real ingest (POST /integrations/instances/:id/events, the token in Authorization) of a running stack, and the
 // customer's webhook receiver must get exactly the events the fixture states in `expect`. Then the
 // opt-out chain: an @lid-only STOP, later a message that links that lid to a phone, and a send to
 // the phone is refused as suppressed. Failures name the fixture and the expectation.
@@ -66,8 +66,9 @@ afterAll(async () => {
 
 interface Customer {
   account: DemoAccount;
-  /** The ingest URL the manager holds for the instance (with its token). */
+  /** The ingest URL the manager holds for the instance, and the headers it posts with (the token). */
   ingestUrl: string;
+  ingestHeaders: Record<string, string>;
 }
 
 /** A fresh customer and instance (one per version: the ingest deduplicates identical bodies per instance), with a webhook for every event. */
@@ -77,12 +78,13 @@ async function customerWithWebhook(): Promise<Customer> {
   const manager = await db.oneFirst(sql.type(z.object({ manager_instance: z.string() }))`SELECT manager_instance FROM instances WHERE id = ${account.instance_id}`);
   const hook = await stack.simulator.call('GET', `/webhook/find/${manager}`, {});
   expect(hook.status, JSON.stringify(hook.body)).toBe(200);
-  return { account, ingestUrl: (hook.body as { url: string }).url };
+  const held = hook.body as { url: string; headers: Record<string, string> | null };
+  return { account, ingestUrl: held.url, ingestHeaders: held.headers ?? {} };
 }
 
 /** Posts an envelope as Evolution does; a problem line naming the fixture unless it was accepted. */
 async function post(customer: Customer, title: string, envelope: unknown, accepted = true): Promise<string | null> {
-  const response = await fetch(customer.ingestUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(envelope) });
+  const response = await fetch(customer.ingestUrl, { method: 'POST', headers: { ...customer.ingestHeaders, 'content-type': 'application/json' }, body: JSON.stringify(envelope) });
   const text = await response.text();
   if (accepted && response.status === 200 && text === JSON.stringify({ success: true, status: 'accepted' })) return null;
   if (!accepted && response.status === 400) return null;

@@ -77,8 +77,11 @@ async function fuzzTargets(): Promise<FuzzTargets & { customerId: string }> {
   );
   const managerInstance = await db.oneFirst(sql.type(z.object({ manager_instance: z.string() }))`SELECT manager_instance FROM instances WHERE id = ${account.instance_id}`);
   const hook = await stack.simulator.call('GET', `/webhook/find/${managerInstance}`);
-  const ingest = /^\/integrations\/instances\/([^/]+)\/events\/([^/]+)$/.exec(new URL(hook.body.url as string).pathname);
+  // The URL names the instance; the token is the webhook's Authorization header (fuzzed in the path, the older form the ingest still takes).
+  const ingest = /^\/integrations\/instances\/([^/]+)\/events$/.exec(new URL(hook.body.url as string).pathname);
   if (!ingest || decodeURIComponent(ingest[1]!) !== account.instance_id) throw new Error(`unexpected ingest URL ${hook.body.url}`);
+  const bearer = /^Bearer (\S+)$/.exec(String((hook.body.headers as Record<string, string> | null)?.Authorization ?? ''));
+  if (!bearer) throw new Error('the manager holds no Authorization header for the ingest');
   return {
     customerId: account.customer_id,
     instanceId: account.instance_id,
@@ -90,7 +93,7 @@ async function fuzzTargets(): Promise<FuzzTargets & { customerId: string }> {
     pbxSecret: signed.pbx_secret,
     pbxSigningSecret: signed.pbx_signing_secret!,
     otherPbxIntegrationId: account.pbx_integration_id,
-    ingestToken: ingest[2]!,
+    ingestToken: bearer[1]!,
   };
 }
 

@@ -57,18 +57,21 @@ describe('instance events in', () => {
     expect(((await unknown.json()) as { success: boolean }).success).toBe(false);
 
     // The real URL, as the manager holds it.
-    const hook = (await sim('GET', `/webhook/find/${await managerInstance(account)}`)) as { url: string };
-    expect(hook.url).toMatch(new RegExp(`/integrations/instances/${account.instance_id}/events/[A-Za-z0-9_-]{43}$`));
+    const hook = (await sim('GET', `/webhook/find/${await managerInstance(account)}`)) as { url: string; headers: Record<string, string> };
+    // The token is in the webhook's Authorization header, never in its URL.
+    expect(hook.url).toMatch(new RegExp(`/integrations/instances/${account.instance_id}/events$`));
+    expect(hook.headers).toEqual({ Authorization: expect.stringMatching(/^Bearer [A-Za-z0-9_-]{43}$/) });
+    const auth = { 'content-type': 'application/json', authorization: hook.headers.Authorization! };
     const tokenHash = await db.oneFirst(sql.type(z.object({ webhook_token_hash: z.instanceof(Buffer).nullable() }))`SELECT webhook_token_hash FROM instances WHERE id = ${account.instance_id}`);
     expect(tokenHash).toBeInstanceOf(Buffer);
-    const bad = await fetch(hook.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{not json' });
+    const bad = await fetch(hook.url, { method: 'POST', headers: auth, body: '{not json' });
     expect(bad.status).toBe(400);
     expect(((await bad.json()) as { error: string }).error).toBe('invalid_json');
 
     const envelope = JSON.stringify({ event: 'chats.update', instance: 'x', data: [{ remoteJid: '14155550999@s.whatsapp.net' }], date_time: new Date().toISOString(), apikey: 'secret' });
-    const first = await fetch(hook.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: envelope });
+    const first = await fetch(hook.url, { method: 'POST', headers: auth, body: envelope });
     expect(await first.json()).toEqual({ success: true, status: 'accepted' });
-    const again = await fetch(hook.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: envelope });
+    const again = await fetch(hook.url, { method: 'POST', headers: auth, body: envelope });
     expect(await again.json()).toEqual({ success: true, status: 'duplicate' });
     await waitEvent(account, (e) => e.event === 'conversation.updated' && e.body.conversation_id === '14155550999@s.whatsapp.net', 'conversation.updated');
   });

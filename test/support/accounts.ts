@@ -1,5 +1,6 @@
 import { loadConfig } from '@gw/config';
-import { createPool, type Pool } from '@gw/db';
+import { createPool, sql, type Pool } from '@gw/db';
+import { generate } from 'otplib';
 import { SecretBox } from '@gw/security';
 import { createApiKey, revokeApiKey } from '@gw/accounts';
 import { createDemo } from '../../services/gatewayctl/src/accounts/demo.ts';
@@ -73,4 +74,20 @@ export async function extraKey(stack: Stack, customerId: string, revoke = false)
     if (revoke) await revokeApiKey(pool, key.key_id);
     return key.api_key;
   });
+}
+
+/**
+ * The current code of a dashboard user's authenticator, usable now. Each code works once per user
+ * (`users.totp_last_step`, mfa/totp.ts), so a browser journey that asks for several codes within
+ * one 30 s period would wait for the next one each time: this forgets the user's last used step
+ * first, as if the next period had come (as `totpNow` does for the route tests).
+ */
+export async function unusedTotpCode(stack: Stack, email: string, secret: string): Promise<string> {
+  const pool = await createPool(stack.isolation.databaseUrl, { maxConnections: 1 });
+  try {
+    await pool.query(sql.typeAlias('void')`UPDATE users SET totp_last_step = NULL WHERE email = ${email}`);
+  } finally {
+    await pool.end();
+  }
+  return generate({ secret });
 }

@@ -72,6 +72,18 @@ export interface GatewayConfig {
     trustedProxies: string[];
     /** API_METRICS_TOKEN: when set, GET /metrics answers only `Authorization: Bearer <token>` (404 otherwise). Empty: public, as before. */
     metricsToken: string;
+    /**
+     * The instance manager webhook's limit per instance (docs/decisions.md "Instance event ingest:
+     * token in a header, rate limit"): a bucket of INSTANCE_EVENT_BURST events refilled at
+     * INSTANCE_EVENT_RATE_PER_SECOND; past it 429 with Retry-After, which Evolution retries.
+     */
+    instanceEventRatePerSecond: number;
+    instanceEventBurst: number;
+    /**
+     * INSTANCE_EVENT_PATH_TOKENS: `accept` (default) still takes the token in the path
+     * (/events/{token}) from instances configured before it moved to a header; `refuse` answers those 401.
+     */
+    instanceEventPathTokens: 'accept' | 'refuse';
   };
   /** The customer dashboard's accounts and sessions (docs/dashboard.md). */
   dashboard: {
@@ -244,6 +256,31 @@ function str(env: Env, name: string, fallback: string): string {
 /** 32 MiB: a WhatsApp photo or voice note in base64 with room to spare (larger media is refused with 413, and retried by the manager). */
 export const DEFAULT_INSTANCE_EVENT_BODY_LIMIT_BYTES = 32 * 1024 * 1024;
 
+/**
+ * Per instance: 2,000 events at once (a reconnect's backlog of offline messages, a group's
+ * history), then 50 a second: a send makes about five (send.message, three acks, chats.upsert).
+ */
+export const DEFAULT_INSTANCE_EVENT_RATE = { perSecond: 50, burst: 2_000 };
+
+function pathTokens(env: Env): 'accept' | 'refuse' {
+  const value = str(env, 'INSTANCE_EVENT_PATH_TOKENS', 'accept');
+  if (value !== 'accept' && value !== 'refuse') throw new Error(`Environment variable INSTANCE_EVENT_PATH_TOKENS must be accept or refuse, got "${value}"`);
+  return value;
+}
+
+/**
+ * The instance manager's global key: unset gives the local simulator's well-known key; set but
+ * empty (an unfilled deployment secret) is refused rather than silently becoming that default.
+ */
+function simulatorKey(env: Env): string {
+  const value = env.SIM_GLOBAL_API_KEY;
+  if (value === undefined) return 'sim-global-key';
+  if (value.trim() === '') {
+    throw new Error('SIM_GLOBAL_API_KEY is set but empty: give it the instance manager\'s global API key, or unset it for a local run with the simulator\'s default key.');
+  }
+  return value;
+}
+
 export const LOCAL_SETTINGS_FILE = `${REPO_ROOT}.run/local.env`;
 
 /**
@@ -313,6 +350,9 @@ export function loadConfig(env: Env = process.env): GatewayConfig {
       instanceEventBodyLimitBytes: int(env, 'INSTANCE_EVENT_BODY_LIMIT_BYTES', DEFAULT_INSTANCE_EVENT_BODY_LIMIT_BYTES),
       trustedProxies: list(env, 'API_TRUSTED_PROXIES', []),
       metricsToken: str(env, 'API_METRICS_TOKEN', ''),
+      instanceEventRatePerSecond: Math.max(1, int(env, 'INSTANCE_EVENT_RATE_PER_SECOND', DEFAULT_INSTANCE_EVENT_RATE.perSecond)),
+      instanceEventBurst: Math.max(1, int(env, 'INSTANCE_EVENT_BURST', DEFAULT_INSTANCE_EVENT_RATE.burst)),
+      instanceEventPathTokens: pathTokens(env),
     },
     dashboard: {
       sessionIdleMs: int(env, 'DASHBOARD_SESSION_IDLE_MS', 30 * 60_000),
@@ -372,7 +412,7 @@ export function loadConfig(env: Env = process.env): GatewayConfig {
     tracing: tracing(env),
     simulator: {
       url: str(env, 'SIMULATOR_URL', `http://127.0.0.1:${int(env, 'SIM_PORT', 18090)}`),
-      globalApiKey: str(env, 'SIM_GLOBAL_API_KEY', 'sim-global-key'),
+      globalApiKey: simulatorKey(env),
     },
   };
 }

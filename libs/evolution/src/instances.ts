@@ -216,10 +216,24 @@ export async function deleteInstance(managerUrl: string, apiKey: string, instanc
   if (status !== 200) throw refusal(status, body, 'delete');
 }
 
-/** Points the instance's webhook at `url` for the given Evolution events. */
-export async function setWebhook(managerUrl: string, apiKey: string, instanceName: string, url: string, events: string[], timeoutMs = 5000): Promise<void> {
-  const { status, body } = await callManager('POST', `${base(managerUrl)}/webhook/set/${path(instanceName)}`, apiKey, timeoutMs, {
-    webhook: { enabled: true, url, byEvents: false, base64: false, events },
+/**
+ * Points the instance's webhook at `url` for the given Evolution events, posted with `headers`
+ * (e.g. the gateway's `Authorization`, so no credential sits in the URL, which Evolution logs and
+ * shows). Every supported release stores `webhook.headers` and sends them with each post:
+ * webhook.schema.ts (`headers: { type: 'object' }`) and webhook.controller.ts set()/emit(), 2.3.6,
+ * 2.3.7 and 2.4.0-rc2 (2.4.0-rc2 adds its X-Instance-* headers after them). The call replaces any
+ * headers set before. A header named `jwt_key` would be turned into a signed JWT: never send one.
+ */
+export async function setWebhook(
+  managerUrl: string,
+  apiKey: string,
+  instanceName: string,
+  url: string,
+  events: string[],
+  options: { headers?: Record<string, string>; timeoutMs?: number } = {},
+): Promise<void> {
+  const { status, body } = await callManager('POST', `${base(managerUrl)}/webhook/set/${path(instanceName)}`, apiKey, options.timeoutMs ?? 5000, {
+    webhook: { enabled: true, url, ...(options.headers ? { headers: options.headers } : {}), byEvents: false, base64: false, events },
   }, { route: '/webhook/set/{instance}' });
   if (status !== 200 && status !== 201) throw refusal(status, body, 'webhook/set');
 }

@@ -23,6 +23,8 @@ export interface AppDeps {
   idleTimeoutMs: number;
   /** The instance manager webhook's own body limit (config api.instanceEventBodyLimitBytes). */
   instanceEventBodyLimitBytes?: number;
+  /** The instance manager webhook's limit per instance, and whether its older token-in-path form is taken (config api.instanceEvent*). */
+  instanceEvents?: { rate?: { perSecond: number; burst: number }; pathTokens?: 'accept' | 'refuse' };
   send: SendMessageDeps;
   pbx: PbxDeps;
   /**
@@ -73,7 +75,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // `authorization: { credentials: … }`); anyone else gets a 404 as for an unknown path.
     const expected = Buffer.from(`Bearer ${deps.metricsToken}`);
     app.addHook('onRequest', async (request, reply) => {
-      if (request.url.split('?')[0] !== '/metrics') return;
+      // The matched route, not the raw URL: a percent-encoded spelling (`/%6detrics`) reaches the
+      // same route and must not pass without the token.
+      if (request.routeOptions.url !== '/metrics') return;
       const given = Buffer.from(String(request.headers.authorization ?? ''));
       if (given.length !== expected.length || !timingSafeEqual(given, expected)) return reply.code(404).send({ error: { code: 'not_found', message: 'Not found.' } });
     });
@@ -87,6 +91,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // Its own scope: the PBX route reads bodies raw (for the HMAC) with its own size limit.
   await app.register(pbxRoutes, deps.pbx);
   // Its own scope: instance manager webhooks, read raw (digest for dedupe), authenticated per instance.
-  await app.register(instanceEventsRoutes, { pool: deps.pbx.pool, kafka: deps.pbx.kafka, codec: deps.pbx.codec, bodyLimitBytes: deps.instanceEventBodyLimitBytes });
+  await app.register(instanceEventsRoutes, { pool: deps.pbx.pool, kafka: deps.pbx.kafka, codec: deps.pbx.codec, bodyLimitBytes: deps.instanceEventBodyLimitBytes, ...deps.instanceEvents });
   return app as unknown as FastifyInstance;
 }

@@ -27,6 +27,10 @@ const app = await buildApp({
   trustedProxies: config.api.trustedProxies,
   metricsToken: config.api.metricsToken,
   instanceEventBodyLimitBytes: config.api.instanceEventBodyLimitBytes,
+  instanceEvents: {
+    rate: { perSecond: config.api.instanceEventRatePerSecond, burst: config.api.instanceEventBurst },
+    pathTokens: config.api.instanceEventPathTokens,
+  },
   idleTimeoutMs: config.api.sendDeadlineMs + 15_000,
   send: { pool: runtime.pool, kafka: runtime.kafka, codec: runtime.codec, replies, deadlineMs: config.api.sendDeadlineMs, reappendAfterMs: config.api.reappendAfterMs },
   pbx: {

@@ -1,13 +1,22 @@
 import { buildSimulator } from './index.ts';
-import { DEFAULT_GLOBAL_API_KEY } from './options.ts';
+import { globalApiKeyFromEnv } from './options.ts';
 import { parseEvolutionVersion } from './evolution-version.ts';
 
 const host = process.env.SIM_HOST ?? '127.0.0.1';
 const port = Number.parseInt(process.env.SIM_PORT ?? '18090', 10);
 const prefixes = process.env.SIM_UNKNOWN_NUMBER_PREFIXES?.split(',').map((prefix) => prefix.trim());
 
+// Refused before anything starts: an empty key is a deployment mistake, never "use the default".
+let globalApiKey: string;
+try {
+  globalApiKey = globalApiKeyFromEnv(process.env.SIM_GLOBAL_API_KEY);
+} catch (error) {
+  process.stderr.write(`instance-simulator: ${(error as Error).message}\n`);
+  process.exit(1);
+}
+
 const app = buildSimulator({
-  globalApiKey: process.env.SIM_GLOBAL_API_KEY ?? DEFAULT_GLOBAL_API_KEY,
+  globalApiKey,
   logger: true,
   logLevel: process.env.SIM_LOG_LEVEL ?? 'info',
   // The phone page may embed the global key, for loopback visitors only.

@@ -1,6 +1,7 @@
 import { DEFAULT_EVOLUTION_VERSION } from './evolution-version.ts';
 import type { ResolvedAckDelays, ResolvedOptions, SimulatorOptions } from './types.ts';
 
+/** The global key of a local run when SIM_GLOBAL_API_KEY is not set at all (well known: local use only). */
 export const DEFAULT_GLOBAL_API_KEY = 'sim-global-key';
 export const DEFAULT_UNKNOWN_NUMBER_PREFIXES = ['+999', '999', '1999'];
 export const DEFAULT_ACK_DELAYS: ResolvedAckDelays = { serverAckMs: 50, deliveryMs: 150, readMs: 300 };
@@ -10,8 +11,24 @@ export const DEFAULT_WEBHOOK_RETRY = { maxAttempts: 10, initialDelayMs: 100, max
 export const DEFAULT_CREATE_QR_DELAY_MS = 5000;
 export const DEFAULT_LOGOUT_CLOSE_DELAY_MS = 250;
 
+/**
+ * SIM_GLOBAL_API_KEY as the simulator takes it: unset gives the local default; set but empty (or
+ * blank) is refused. An empty value is what a deployment's secret left unfilled looks like: taking
+ * the well-known default, or an empty key, then would open every instance to anyone.
+ */
+export function globalApiKeyFromEnv(value: string | undefined): string {
+  if (value === undefined) return DEFAULT_GLOBAL_API_KEY;
+  if (value.trim() === '') {
+    throw new Error(
+      'SIM_GLOBAL_API_KEY is set but empty. Give it a key (e.g. `openssl rand -hex 24`), or unset it to use the local default "sim-global-key" (local runs only).',
+    );
+  }
+  return value;
+}
+
 export function resolveOptions(options: SimulatorOptions = {}): ResolvedOptions {
   const acks = options.ackDelays ?? {};
+  if (options.globalApiKey !== undefined && options.globalApiKey.trim() === '') throw new Error('The simulator\'s globalApiKey must not be empty.');
   return {
     globalApiKey: options.globalApiKey ?? DEFAULT_GLOBAL_API_KEY,
     unknownNumberPrefixes: options.unknownNumberPrefixes ?? DEFAULT_UNKNOWN_NUMBER_PREFIXES,

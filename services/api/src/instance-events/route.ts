@@ -1,13 +1,14 @@
 import { createHash } from 'node:crypto';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { BatchedLookup, GroupCommit } from '@gw/batching';
 import { ApiError } from '@gw/contract';
 import { sql, z, type Pool, type Queryable } from '@gw/db';
 import { newEventId, type EventCodec } from '@gw/events';
-import { DEFAULT_INSTANCE_EVENT_BODY_LIMIT_BYTES } from '@gw/config';
+import { DEFAULT_INSTANCE_EVENT_BODY_LIMIT_BYTES, DEFAULT_INSTANCE_EVENT_RATE } from '@gw/config';
 import { envelopeProblem, withoutBinaryFields } from '@gw/evolution';
 import type { KafkaClient } from '@gw/kafka';
 import { secretMatches } from '@gw/security';
+import { InstanceEventRateLimit } from './rate-limit.ts';
 
 export interface InstanceEventsDeps {
   pool: Pool;
@@ -19,6 +20,10 @@ export interface InstanceEventsDeps {
    * more than this is refused with 413. Its bytes are dropped before the envelope is checked and recorded.
    */
   bodyLimitBytes?: number;
+  /** Per instance (config api.instanceEventRatePerSecond / instanceEventBurst). */
+  rate?: { perSecond: number; burst: number };
+  /** Whether the token is still taken in the path, from instances configured before the header (config api.instanceEventPathTokens). */
+  pathTokens?: 'accept' | 'refuse';
 }
 
 const InstanceRow = z.object({
@@ -70,11 +75,23 @@ function ingestClaims(pool: Queryable): GroupCommit<Claim, boolean> {
   });
 }
 
+/** `Authorization: Bearer <token>`: the header gatewayctl instance webhook-url has the manager send. */
+const BEARER = /^Bearer ([A-Za-z0-9_-]{1,128})$/;
+
+/** The URL with everything after /events hidden (a token, in the older form). */
+export const withoutPathToken = (url: string): string => url.replace(/(\/events)\/.*$/s, '$1/[redacted]');
+
+type IngestParams = { instance_id: string; segment?: string; token?: string; event_path?: string };
+
 /**
- * POST /integrations/instances/{instance_id}/events/{token}: the instance manager's webhook.
- * The token is generated per instance (gatewayctl instance webhook-url) and only its hash is
- * stored; it is compared in constant time, an unknown instance costing the same as a wrong token.
- * Envelopes are deduplicated by a digest of the exact bytes, then appended as
+ * POST /integrations/instances/{instance_id}/events: the instance manager's webhook, with the
+ * instance's token in `Authorization: Bearer` (set as the webhook's `headers`, which every
+ * supported Evolution release posts with each event: webhook.controller.ts emit(), 2.3.6-2.4.0-rc2).
+ * A token in the path (/events/{token}, how instances were configured before) is still taken while
+ * config api.instanceEventPathTokens is `accept`. The token is generated per instance and only its
+ * hash is stored; it is compared in constant time, an unknown instance costing the same as a wrong
+ * token. Authenticated events are limited per instance (429 with Retry-After, which the manager
+ * retries). Envelopes are deduplicated by a digest of the exact bytes, then appended as
  * InstanceEventReceived on the customer's key, without the manager's apikey.
  */
 export async function instanceEventsRoutes(app: FastifyInstance, deps: InstanceEventsDeps): Promise<void> {
@@ -82,12 +99,43 @@ export async function instanceEventsRoutes(app: FastifyInstance, deps: InstanceE
   const instances = instanceLookup(deps.pool);
   const claims = ingestClaims(deps.pool);
   const bodyLimit = deps.bodyLimitBytes ?? DEFAULT_INSTANCE_EVENT_BODY_LIMIT_BYTES;
+  const limit = new InstanceEventRateLimit(deps.rate ?? DEFAULT_INSTANCE_EVENT_RATE);
+  const pathTokens = deps.pathTokens ?? 'accept';
+  /** Instances seen posting with the token in the path: warned about once each (per process). */
+  const warnedPathToken = new Set<string>();
+
+  /**
+   * The token the request presents: the Authorization header's when there is one (then the path
+   * after /events is only Evolution's byEvents suffix), else the path's first segment after /events.
+   */
+  const presentedToken = (request: { headers: FastifyRequest['headers']; params: IngestParams }): { token: string; inPath: boolean } | undefined => {
+    const header = request.headers.authorization;
+    if (header !== undefined) {
+      const match = BEARER.exec(header);
+      return match ? { token: match[1]!, inPath: false } : undefined;
+    }
+    const inPath = request.params.token ?? request.params.segment;
+    if (inPath === undefined || pathTokens === 'refuse') return undefined;
+    return { token: inPath, inPath: true };
+  };
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit }, (_request, body, done) => done(null, body));
 
-  const handler = async (request: { params: { instance_id: string; token: string }; body: Buffer | undefined; log: FastifyInstance['log']; trace: FastifyRequest['trace'] }) => {
+  const handler = async (request: FastifyRequest<{ Params: IngestParams; Body: Buffer | undefined }>, reply: FastifyReply) => {
+    const presented = presentedToken(request);
     const instance = INSTANCE_ID.test(request.params.instance_id) ? await instances.get(request.params.instance_id) : undefined;
-    if (!secretMatches(request.params.token, instance?.webhook_token_hash ?? null) || !instance) throw unauthenticated();
+    if (!secretMatches(presented?.token ?? '', instance?.webhook_token_hash ?? null) || !instance || !presented) throw unauthenticated();
+    if (presented.inPath && !warnedPathToken.has(instance.id)) {
+      warnedPathToken.add(instance.id);
+      // The id only: the path holds the token.
+      request.log.warn({ instance_id: instance.id }, 'instance events authenticated by a token in the URL; run gatewayctl instance webhook-url to move it to a header');
+    }
+    // Before anything is claimed: the manager's retry of a refused event must not be a duplicate.
+    const waitMs = limit.take(instance.id, clock());
+    if (waitMs > 0) {
+      void reply.header('retry-after', String(Math.ceil(waitMs / 1000)));
+      throw new ApiError('webhook_rate_limited', 'Too many instance events for this instance; slow down.', {});
+    }
 
     const raw = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
     let envelope: unknown;
@@ -145,18 +193,21 @@ export async function instanceEventsRoutes(app: FastifyInstance, deps: InstanceE
 
   const schema = {
     summary: 'Receive an instance manager (Evolution API v2) webhook event',
-    description: 'Authenticated by the per-instance token in the path (set on the manager by gatewayctl instance webhook-url). Duplicates of an envelope are acknowledged once more and not recorded again.',
+    description:
+      'Authenticated by the per-instance token in `Authorization: Bearer` (set on the manager by gatewayctl instance webhook-url); the older form with the token in the path is taken while configured. Duplicates of an envelope are acknowledged once more and not recorded again.',
     hide: true,
   };
-  app.post<{ Params: { instance_id: string; token: string }; Body: Buffer | undefined }>(
-    '/integrations/instances/:instance_id/events/:token',
-    { bodyLimit, validatorCompiler: () => () => true, schema },
-    async (request) => handler(request),
-  );
-  // Evolution's webhookByEvents appends the event name (e.g. /messages-upsert) to the URL.
-  app.post<{ Params: { instance_id: string; token: string; event_path: string }; Body: Buffer | undefined }>(
-    '/integrations/instances/:instance_id/events/:token/:event_path',
-    { bodyLimit, validatorCompiler: () => () => true, schema },
-    async (request) => handler(request),
-  );
+  const options = {
+    bodyLimit,
+    validatorCompiler: () => () => true,
+    schema,
+    // Should request logging ever be on (fastify's `incoming request`), the path it logs may hold a token.
+    logSerializers: { req: (request: FastifyRequest) => ({ method: request.method, url: withoutPathToken(request.url) }) },
+  };
+  type Route = { Params: IngestParams; Body: Buffer | undefined };
+  app.post<Route>('/integrations/instances/:instance_id/events', options, handler);
+  // With the header: Evolution's webhookByEvents suffix (e.g. /messages-upsert). Without: the token (older form).
+  app.post<Route>('/integrations/instances/:instance_id/events/:segment', options, handler);
+  // The older form with webhookByEvents.
+  app.post<Route>('/integrations/instances/:instance_id/events/:token/:event_path', options, handler);
 }

@@ -11,7 +11,7 @@ import { KafkaInspector, type RunningConsumer } from '@gw/kafka';
 import { createMetrics, type Logger } from '@gw/observability';
 import { createRuntime, type Runtime } from '@gw/runtime';
 import { SecretBox } from '@gw/security';
-import { buildApp } from '../app.ts';
+import { buildApp, type AppDeps } from '../app.ts';
 import { dashboardAppends } from '../dashboard/appends.ts';
 import { dashboardWebhookDeps } from '../dashboard/webhooks/deps.ts';
 import { messagingRules } from '../dashboard/public/messaging-rules.ts';
@@ -42,6 +42,8 @@ export interface AppSettings {
   logger: Logger;
   /** Proxies whose X-Forwarded-For is believed (default: none, as in production's default). */
   trustedProxies: string[];
+  /** The instance manager webhook's rate limit and token forms (default: the route's). */
+  instanceEvents: NonNullable<AppDeps['instanceEvents']>;
 }
 
 export interface FollowedRecord {
@@ -129,6 +131,7 @@ export async function apiFixture(): Promise<ApiFixture> {
       bodyLimitBytes: settings.bodyLimitBytes ?? api.bodyLimitBytes,
       requestTimeoutMs: api.requestTimeoutMs,
       ...(settings.trustedProxies ? { trustedProxies: settings.trustedProxies } : {}),
+      ...(settings.instanceEvents ? { instanceEvents: settings.instanceEvents } : {}),
       idleTimeoutMs: api.sendDeadlineMs + 15_000,
       send,
       pbx,
