@@ -25,6 +25,7 @@ The gateway is running.
   Delivery consumer   http://127.0.0.1:${DELIVERY_PORT:-18020}/metrics
   Instance events     http://127.0.0.1:${INSTANCE_EVENTS_PORT:-18030}/metrics
   Webhooks            http://127.0.0.1:${WEBHOOKS_PORT:-18040}/metrics
+  Mail catcher        http://127.0.0.1:${MAIL_WEB_PORT:-1080}  (every mail the dashboard sends: verification and reset links, notices)
   Instance simulator  http://127.0.0.1:${SIM_PORT:-18090}  (ledger: /sim/ledger, apikey: ${SIM_GLOBAL_API_KEY:-sim-global-key})
   Schema registry     http://127.0.0.1:${REGISTRY_PORT:-18081}/apis/ccompat/v7
 

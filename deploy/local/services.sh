@@ -20,6 +20,11 @@ REPLICAS="${SERVICE_REPLICAS:-1}"
 
 export API_PORT="${API_PORT:-18000}" POLICY_PORT="${POLICY_PORT:-18010}" DELIVERY_PORT="${DELIVERY_PORT:-18020}" INSTANCE_EVENTS_PORT="${INSTANCE_EVENTS_PORT:-18030}" WEBHOOKS_PORT="${WEBHOOKS_PORT:-18040}" SIM_PORT="${SIM_PORT:-18090}"
 
+# The mail catcher (maildev: an SMTP server and a web inbox, docs/dashboard.md "Mail"): the API
+# sends every verification link, reset link and notice to it; nothing leaves the machine.
+export MAIL_SMTP_PORT="${MAIL_SMTP_PORT:-1025}" MAIL_WEB_PORT="${MAIL_WEB_PORT:-1080}"
+export SMTP_URL="${SMTP_URL:-smtp://127.0.0.1:$MAIL_SMTP_PORT}"
+
 # Local runs post customer webhooks to receivers on this machine (the simulator's inbox, plain
 # http); production leaves the allowlist empty and http closed (https only by default).
 export WEBHOOK_ALLOW_CIDRS="${WEBHOOK_ALLOW_CIDRS-127.0.0.0/8}"
@@ -101,6 +106,20 @@ start_one() {
   echo "$name: ready (pid $(cat "$pid"), log $log)"
 }
 
+# The catcher is a plain node process of its own (maildev's bin), health-waited on its REST API.
+start_mail_catcher() {
+  local pid="$RUN_DIR/mail-catcher.pid" log="$RUN_DIR/mail-catcher.log" ready="http://127.0.0.1:$MAIL_WEB_PORT/api/healthz"
+  if alive "$pid" && curl -fs -o /dev/null --max-time 2 "$ready"; then echo "mail-catcher: already running (pid $(cat "$pid"))"; return 0; fi
+  rm -f "$pid"
+  (
+    cd "$REPO_ROOT"
+    nohup node node_modules/maildev/dist/bin/maildev.js --smtp "$MAIL_SMTP_PORT" --ip 127.0.0.1 --web "$MAIL_WEB_PORT" --web-ip 127.0.0.1 --silent >>"$log" 2>&1 </dev/null &
+    echo $! >"$pid"
+  )
+  wait_until_ready mail-catcher "$ready" "$pid" "$log" "$START_TIMEOUT" "is port $MAIL_SMTP_PORT or $MAIL_WEB_PORT taken? Set MAIL_SMTP_PORT / MAIL_WEB_PORT." || return 1
+  echo "mail-catcher: ready (pid $(cat "$pid"), inbox http://127.0.0.1:$MAIL_WEB_PORT)"
+}
+
 # shellcheck source=../lib/stop-process.sh
 source "$REPO_ROOT/deploy/lib/stop-process.sh"
 # shellcheck source=../lib/wait-ready.sh
@@ -111,6 +130,7 @@ case "${1:-}" in
   start)
     ensure_secret_key
     write_local_settings
+    start_mail_catcher
     for entry in "${SERVICES[@]}"; do
       IFS='|' read -r name main port_var port slot ready <<<"$entry"
       start_one "$name" "$main" "$port_var" "$port" "$slot" "$ready"
@@ -125,12 +145,15 @@ case "${1:-}" in
         if [[ -e "$pidfile" ]]; then stop_one "$(basename "$pidfile" .pid)"; fi
       done
     done
+    # The catcher last: the API may still send a notice while it stops.
+    if [[ -e "$RUN_DIR/mail-catcher.pid" ]]; then stop_one mail-catcher; fi
     ;;
   status)
     for entry in "${SERVICES[@]}"; do
       IFS='|' read -r name _ _ _ _ ready <<<"$entry"
       if alive "$RUN_DIR/$name.pid"; then echo "$name: running (pid $(cat "$RUN_DIR/$name.pid")) $ready"; else echo "$name: stopped"; fi
     done
+    if alive "$RUN_DIR/mail-catcher.pid"; then echo "mail-catcher: running (pid $(cat "$RUN_DIR/mail-catcher.pid")) http://127.0.0.1:$MAIL_WEB_PORT"; else echo "mail-catcher: stopped"; fi
     ;;
   *)
     echo "usage: $0 start|stop|status" >&2

@@ -36,7 +36,7 @@ async function person(role: Role): Promise<Person> {
   const pool = await createPool(suite.stack.isolation.databaseUrl, { maxConnections: 1 });
   try {
     const email = `${role}-${Date.now().toString(36)}@clinic.example`;
-    const userId = await createUser(pool, email, await hashPassword(PASSWORD));
+    const userId = await createUser(pool, email, await hashPassword(PASSWORD), { verified: true });
     await addMembership(pool, userId, account.customer_id, role);
     const secret = newTotpSecret();
     await saveEnrolment(pool, new SecretBox(suite.stack.env.GATEWAY_SECRET_KEY!), userId, secret, newRecoveryCodes());

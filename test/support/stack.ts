@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { startMailCatcher, type MailCatcher } from './mail-catcher.ts';
 import { createWriteStream } from 'node:fs';
 import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -50,6 +51,8 @@ const EXTRA_NODE_FLAGS = (process.env.STACK_NODE_FLAGS ?? '').split(/\s+/).filte
 export interface Stack {
   isolation: Isolation;
   simulator: Harness;
+  /** The mail catcher (maildev) the API sends to. */
+  mail: MailCatcher;
   /** The first API process; `apiUrls` has one per API process. */
   apiUrl: string;
   apiUrls: string[];
@@ -113,6 +116,8 @@ export async function startStack(services: StackServiceName[] = ['api', 'policy'
   mkdirSync(LOG_DIR, { recursive: true });
   const isolation = await isolate(root === ROOT ? undefined : root);
   const simulator = await startSimulator({ logger: false });
+  // The API's mail (verification and reset links, notices) goes to a catcher of this stack; tests read it over its REST API.
+  const mail = await startMailCatcher();
   const allServices: StackServiceName[] = ['api', 'policy', 'delivery', 'instance-events', 'webhooks'];
   const processesOf = (service: StackServiceName): StackProcess[] => Array.from({ length: replicas }, (_, slot) => (slot === 0 ? service : (`${service}#${slot}` as const)));
   const ports = new Map<StackProcess, number>();
@@ -124,6 +129,7 @@ export async function startStack(services: StackServiceName[] = ['api', 'policy'
     ...Object.fromEntries(allServices.map((service) => [PORT_VARIABLE[service], String(portOf(service))])),
     SIMULATOR_URL: simulator.baseUrl,
     SIM_GLOBAL_API_KEY: simulator.globalKey,
+    SMTP_URL: mail.smtpUrl,
     // The services shut down should this process die without stopping them (libs/runtime).
     STOP_WITH_PARENT_PID: String(process.pid),
     SEND_DEADLINE_MS: '15000',
@@ -166,6 +172,7 @@ export async function startStack(services: StackServiceName[] = ['api', 'policy'
   const stopAll = async () => {
     await Promise.all([...children.keys()].map((name) => kill(name, 'SIGTERM')));
     await simulator.close();
+    await mail.stop().catch(() => undefined);
     await isolation.cleanup().catch(() => undefined);
   };
   const processes = services.flatMap(processesOf);
@@ -181,6 +188,7 @@ export async function startStack(services: StackServiceName[] = ['api', 'policy'
   return {
     isolation,
     simulator,
+    mail,
     apiUrl: `http://127.0.0.1:${portOf('api')}`,
     apiUrls: processesOf('api').map((name) => `http://127.0.0.1:${portOf(name)}`),
     env,

@@ -1,6 +1,6 @@
 import { sql, z, type Queryable } from '@gw/db';
 import { connectionState, deleteInstance as deleteOnManager, logoutInstance, ManagerHttpError } from '@gw/evolution';
-import type { SecretBox } from '@gw/security';
+import { SEAL_USES, type SecretBox } from '@gw/security';
 import { AccountError } from './errors.ts';
 import { ManagedInstanceRow } from './instances.ts';
 
@@ -25,7 +25,7 @@ export async function deleteInstance(pool: Queryable, box: SecretBox, input: { c
     throw new AccountError('conflict', `${which} through ${row.name}. Disable ${pbx.length === 1 ? 'it' : 'them'} first, then delete the instance.`);
   }
 
-  const apiKey = box.open(row.manager_api_key_enc);
+  const apiKey = box.open(row.manager_api_key_enc, SEAL_USES.managerApiKey(row.id));
   try {
     if ((await connectionState(row.manager_url, apiKey, row.manager_instance)) === 'open') await logoutInstance(row.manager_url, apiKey, row.manager_instance);
     await deleteOnManager(row.manager_url, apiKey, row.manager_instance);

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { sql, type Queryable } from '@gw/db';
 import { setWebhook } from '@gw/evolution';
-import { hashSecret, type SecretBox } from '@gw/security';
+import { hashSecret, SEAL_USES, type SecretBox } from '@gw/security';
 import { AccountError } from './errors.ts';
 import { ManagedInstanceRow } from './instances.ts';
 
@@ -35,7 +35,7 @@ export async function setInstanceWebhook(pool: Queryable, box: SecretBox, input:
   const url = `${input.baseUrl.replace(/\/+$/, '')}/integrations/instances/${encodeURIComponent(instance.id)}/events`;
   await pool.query(sql.typeAlias('void')`UPDATE instances SET webhook_token_hash = ${sql.binary(hashSecret(token))} WHERE id = ${instance.id}`);
   try {
-    await setWebhook(instance.manager_url, box.open(instance.manager_api_key_enc), instance.manager_instance, url, INSTANCE_WEBHOOK_EVENTS, {
+    await setWebhook(instance.manager_url, box.open(instance.manager_api_key_enc, SEAL_USES.managerApiKey(instance.id)), instance.manager_instance, url, INSTANCE_WEBHOOK_EVENTS, {
       headers: { Authorization: `Bearer ${token}` },
     });
   } catch (error) {

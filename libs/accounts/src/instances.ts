@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { sql, UniqueIntegrityConstraintViolationError, z, type Queryable } from '@gw/db';
 import { connectionState, createInstance as createOnManager } from '@gw/evolution';
-import { newId, type SecretBox } from '@gw/security';
+import { newId, SEAL_USES, type SecretBox } from '@gw/security';
 import { requireCustomer } from './customers.ts';
 import { AccountError } from './errors.ts';
 
@@ -73,7 +73,7 @@ export async function createInstance(pool: Queryable, box: SecretBox, input: Cre
     try {
       await tx.query(sql.typeAlias('void')`
         INSERT INTO instances (id, customer_id, name, manager_url, manager_instance, manager_api_key_enc)
-        VALUES (${id}, ${input.customerId}, ${input.name}, ${input.managerUrl}, ${managerInstance}, ${box.seal(apiKey)})`);
+        VALUES (${id}, ${input.customerId}, ${input.name}, ${input.managerUrl}, ${managerInstance}, ${box.seal(apiKey, SEAL_USES.managerApiKey(id))})`);
     } catch (error) {
       if (error instanceof UniqueIntegrityConstraintViolationError) throw new AccountError('conflict', `The customer already has an instance named ${input.name}.`);
       throw error;
@@ -102,7 +102,7 @@ export async function openManagedInstance(pool: Queryable, box: SecretBox, insta
     SELECT id, name, manager_url, manager_instance, manager_api_key_enc FROM instances
      WHERE id = ${instanceId} OR name = ${instanceId} ORDER BY (id = ${instanceId}) DESC LIMIT 1`);
   if (!row) throw new AccountError('not_found', `No instance ${instanceId}.`);
-  return { id: row.id, name: row.name, managerUrl: row.manager_url, managerInstance: row.manager_instance, apiKey: box.open(row.manager_api_key_enc) };
+  return { id: row.id, name: row.name, managerUrl: row.manager_url, managerInstance: row.manager_instance, apiKey: box.open(row.manager_api_key_enc, SEAL_USES.managerApiKey(row.id)) };
 }
 
 /** The instance's state as the manager reports it now, beside the gateway's projection of its events. */

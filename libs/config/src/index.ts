@@ -105,7 +105,17 @@ export interface GatewayConfig {
      * (docs/decisions.md "Instances on the manager: stable names, the close wait").
      */
     pairingCloseWaitMs: number;
+    /** DASHBOARD_EMAIL_VERIFY_MS: how long a sign-up's verification link works (default 24 h). */
+    emailVerifyMs: number;
+    /** DASHBOARD_PASSWORD_RESET_MS: how long a password-reset link works (default 30 min). */
+    passwordResetMs: number;
   };
+  /**
+   * Outgoing mail (libs/mail): SMTP_URL, one nodemailer connection URL (`smtp://host:port`,
+   * `smtps://user:pass@host:465`; default the local catcher, maildev, on 127.0.0.1:1025), and
+   * MAIL_FROM, the sender of every notice.
+   */
+  mail: { smtpUrl: string; from: string };
   policy: {
     host: string;
     port: number;
@@ -363,6 +373,12 @@ export function loadConfig(env: Env = process.env): GatewayConfig {
       signUpPlan: str(env, 'DASHBOARD_SIGN_UP_PLAN', 'starter'),
       pairingCloseWaitMs: int(env, 'DASHBOARD_PAIRING_CLOSE_WAIT_MS', 10_000),
       secureCookies: str(env, 'DASHBOARD_SECURE_COOKIES', str(env, 'PUBLIC_BASE_URL', '').startsWith('https:') ? 'true' : 'false') === 'true',
+      emailVerifyMs: Math.max(60_000, int(env, 'DASHBOARD_EMAIL_VERIFY_MS', 24 * 3_600_000)),
+      passwordResetMs: Math.max(60_000, int(env, 'DASHBOARD_PASSWORD_RESET_MS', 30 * 60_000)),
+    },
+    mail: {
+      smtpUrl: str(env, 'SMTP_URL', 'smtp://127.0.0.1:1025'),
+      from: str(env, 'MAIL_FROM', 'Chat Gateway <no-reply@gateway.localhost>'),
     },
     policy: {
       host: str(env, 'POLICY_HOST', '127.0.0.1'),

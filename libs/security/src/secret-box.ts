@@ -4,20 +4,28 @@ import { existsSync, readFileSync } from 'node:fs';
 /**
  * Seals secrets at rest with AES-256-GCM under a keyring (docs/decisions.md, "Secrets at rest").
  *
- * Sealed form: `v2.<kid>.<iv>.<tag>.<ciphertext>` (base64url parts; `v2.<kid>` is authenticated
- * too). `seal` always uses the current key; `open` picks the key by kid. Values sealed before key
- * ids existed (`v1.<iv>.<tag>.<ciphertext>`) are tried with the current key, then each previous one.
+ * Sealed form: `v3.<kid>.<iv>.<tag>.<ciphertext>` (base64url parts). The associated data is
+ * `v3.<kid>:<use>`, where `use` names what the value is for (its column and row, {@link SEAL_USES}):
+ * a value copied to another row or column does not open there. The AES key is HKDF-SHA256 of the
+ * key material. `seal` always uses the current key; `open` picks the key by kid.
  *
- * A key is any string of at least 16 characters, hashed to 32 bytes. Its id is GATEWAY_SECRET_KEY_ID
+ * Older forms still open, the old way, whatever the use (and `gatewayctl secrets rotate`, or the
+ * next write, re-seals them as v3): `v2.<kid>.…` (associated data `v2.<kid>`, key SHA-256 of the
+ * material) and `v1.<iv>.<tag>.<ciphertext>` (no kid: tried with every key of the keyring).
+ *
+ * A key is any string of at least 16 characters. Its id is GATEWAY_SECRET_KEY_ID
  * when given, else derived from it (the same key always gets the same id). No message this class
  * produces contains key material or a sealed value: they name kids, environment variables and files.
  */
 export class SecretBox {
   /** The id of the key `seal` uses. */
   readonly currentKid: string;
+  /** SHA-256 of the current key material: the v1/v2 key, and what {@link deriveKey} derives from. */
   private readonly current: Buffer;
-  /** Every key by its id, the current one first (Map keeps insertion order). */
+  /** Every key by its id, the current one first (Map keeps insertion order): SHA-256 of its material (v1, v2). */
   private readonly keys = new Map<string, Buffer>();
+  /** The same keys by id, derived by HKDF (v3). */
+  private readonly sealingKeys = new Map<string, Buffer>();
 
   /**
    * @param keyMaterial the current key
@@ -29,6 +37,7 @@ export class SecretBox {
     this.current = keyBytes(keyMaterial);
     this.currentKid = options.keyId === undefined ? deriveKeyId(keyMaterial) : checkedKid(options.keyId, 'GATEWAY_SECRET_KEY_ID');
     this.keys.set(this.currentKid, this.current);
+    this.sealingKeys.set(this.currentKid, sealingKey(keyMaterial));
     for (const [i, entry] of (options.previous ?? []).entries()) {
       const { kid, material } = parseKeyEntry(entry);
       checkLength(material, `Key ${i + 1} of GATEWAY_SECRET_KEYS_PREVIOUS`);
@@ -38,6 +47,7 @@ export class SecretBox {
         throw new Error(`Two different keys have the id ${kid} (GATEWAY_SECRET_KEY_ID and GATEWAY_SECRET_KEYS_PREVIOUS): give each key its own id.`);
       }
       this.keys.set(kid, key);
+      this.sealingKeys.set(kid, sealingKey(material));
     }
   }
 
@@ -84,35 +94,44 @@ export class SecretBox {
     return Buffer.from(hkdfSync('sha256', this.current, Buffer.alloc(0), purpose, 32));
   }
 
-  seal(plain: string): string {
+  /**
+   * Seals `plain` with the current key, bound to `use` (e.g. `SEAL_USES.managerApiKey(id)`): it
+   * opens only with the same use. Without one, it is bound to "no use" and opens only without one.
+   */
+  seal(plain: string, use = ''): string {
     const iv = randomBytes(12);
-    const header = `v2.${this.currentKid}`;
-    const cipher = createCipheriv('aes-256-gcm', this.current, iv);
-    cipher.setAAD(Buffer.from(header, 'utf8'));
+    const header = `v3.${this.currentKid}`;
+    const cipher = createCipheriv('aes-256-gcm', this.sealingKeys.get(this.currentKid)!, iv);
+    cipher.setAAD(Buffer.from(`${header}:${use}`, 'utf8'));
     const body = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
     return [header, iv.toString('base64url'), cipher.getAuthTag().toString('base64url'), body.toString('base64url')].join('.');
   }
 
-  open(sealed: string): string {
+  /** The plain text of a value sealed for `use` (v3); v1 and v2 values, sealed before uses existed, open whatever the use. */
+  open(sealed: string, use = ''): string {
     const parsed = parseSealed(sealed);
     if (!parsed) throw new Error('not a sealed secret');
     if (parsed.version === 'v1') {
       for (const key of this.keys.values()) {
-        const plain = tryDecrypt(key, parsed);
+        const plain = tryDecrypt(key, parsed, null);
         if (plain !== undefined) return plain;
       }
       throw new Error(`a sealed value without a key id (v1) opens with none of the ${this.keys.size} keys of the keyring (current ${this.currentKid})`);
     }
-    const key = this.keys.get(parsed.kid);
+    const key = (parsed.version === 'v3' ? this.sealingKeys : this.keys).get(parsed.kid);
     if (!key) throw new UnknownKeyId(parsed.kid);
-    const plain = tryDecrypt(key, parsed);
-    if (plain === undefined) throw new Error(`a sealed value with key id ${parsed.kid} does not open with that key (altered, or another key was given that id)`);
+    const aad = parsed.version === 'v3' ? `v3.${parsed.kid}:${use}` : `v2.${parsed.kid}`;
+    const plain = tryDecrypt(key, parsed, aad);
+    if (plain === undefined) {
+      throw new Error(`a sealed value with key id ${parsed.kid} does not open with that key${parsed.version === 'v3' ? ' for this use (sealed for another, altered,' : ' (altered,'} or another key was given that id)`);
+    }
     return plain;
   }
 
-  /** True when the value is sealed with the current key (nothing for a rotation to do). */
+  /** True when the value is sealed in the current form (v3) with the current key (nothing for a rotation to do). */
   isCurrent(sealed: string): boolean {
-    return SecretBox.keyIdOf(sealed) === this.currentKid;
+    const parsed = parseSealed(sealed);
+    return parsed?.version === 'v3' && parsed.kid === this.currentKid;
   }
 
   /** Whether a key of this keyring carries the id. */
@@ -121,12 +140,17 @@ export class SecretBox {
   }
 
   /**
-   * The key id a sealed value names: its kid (v2), `null` for a value sealed before key ids (v1),
+   * The key id a sealed value names: its kid (v2, v3), `null` for a value sealed before key ids (v1),
    * `undefined` when the text is not a sealed value at all.
    */
   static keyIdOf(sealed: string): string | null | undefined {
     const parsed = parseSealed(sealed);
-    return parsed ? (parsed.version === 'v2' ? parsed.kid : null) : undefined;
+    return parsed ? (parsed.version === 'v1' ? null : parsed.kid) : undefined;
+  }
+
+  /** The sealed form's version (`v1`, `v2`, `v3`), `undefined` when the text is not a sealed value. */
+  static versionOf(sealed: string): 'v1' | 'v2' | 'v3' | undefined {
+    return parseSealed(sealed)?.version;
   }
 }
 
@@ -185,30 +209,45 @@ function checkLength(material: string, what: string): void {
   if (material.length < MIN_KEY_LENGTH) throw new Error(`${what} is shorter than ${MIN_KEY_LENGTH} characters; generate one with \`openssl rand -base64 32\`.`);
 }
 
+/** The v1/v2 key: plain SHA-256 of the material (kept to open values sealed that way). */
 function keyBytes(material: string): Buffer {
   return createHash('sha256').update(material, 'utf8').digest();
 }
 
-type Parsed = { version: 'v1'; aad: null; iv: string; tag: string; body: string } | { version: 'v2'; kid: string; aad: string; iv: string; tag: string; body: string };
+/** The v3 key: HKDF-SHA256 of the material, with its own salt and info (no other derived key equals it). */
+function sealingKey(material: string): Buffer {
+  return Buffer.from(hkdfSync('sha256', Buffer.from(material, 'utf8'), 'chat-gateway secret-box', 'aes-256-gcm v3', 32));
+}
+
+type Parsed = { version: 'v1'; iv: string; tag: string; body: string } | { version: 'v2' | 'v3'; kid: string; iv: string; tag: string; body: string };
 
 function parseSealed(sealed: string): Parsed | undefined {
   const parts = sealed.split('.');
-  if (parts[0] === 'v1' && parts.length === 4 && parts[1] && parts[2]) return { version: 'v1', aad: null, iv: parts[1], tag: parts[2], body: parts[3]! };
-  if (parts[0] === 'v2' && parts.length === 5 && parts[1] && KID.test(parts[1]) && parts[2] && parts[3]) {
-    return { version: 'v2', kid: parts[1], aad: `v2.${parts[1]}`, iv: parts[2], tag: parts[3], body: parts[4]! };
+  if (parts[0] === 'v1' && parts.length === 4 && parts[1] && parts[2]) return { version: 'v1', iv: parts[1], tag: parts[2], body: parts[3]! };
+  if ((parts[0] === 'v2' || parts[0] === 'v3') && parts.length === 5 && parts[1] && KID.test(parts[1]) && parts[2] && parts[3]) {
+    return { version: parts[0], kid: parts[1], iv: parts[2], tag: parts[3], body: parts[4]! };
   }
   return undefined;
 }
 
-/** The plain text, or undefined when this key does not open the value (GCM authentication fails). */
-function tryDecrypt(key: Buffer, parsed: Parsed): string | undefined {
+/** The plain text, or undefined when this key (and associated data) does not open the value (GCM authentication fails). */
+function tryDecrypt(key: Buffer, parsed: Parsed, aad: string | null): string | undefined {
   try {
     // A full 16-byte tag only: a truncated one would weaken the authentication.
     const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(parsed.iv, 'base64url'), { authTagLength: 16 });
-    if (parsed.aad !== null) decipher.setAAD(Buffer.from(parsed.aad, 'utf8'));
+    if (aad !== null) decipher.setAAD(Buffer.from(aad, 'utf8'));
     decipher.setAuthTag(Buffer.from(parsed.tag, 'base64url'));
     return Buffer.concat([decipher.update(Buffer.from(parsed.body, 'base64url')), decipher.final()]).toString('utf8');
   } catch {
     return undefined;
   }
 }
+
+/**
+ * What each sealed value is for: the associated data it is sealed with (table.column:row). Writers
+ * and readers of a column, and `gatewayctl secrets rotate`, take it from here. Columns not listed
+ * are still sealed without a use (docs/decisions.md "Secrets at rest").
+ */
+export const SEAL_USES = {
+  managerApiKey: (instanceId: string) => `instances.manager_api_key:${instanceId}`,
+} as const;

@@ -1,11 +1,11 @@
-import { createHash } from 'node:crypto';
+import { createDecipheriv, createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '@gw/config';
-import { deriveKeyId, SecretBox, SecretKeyMissing, UnknownKeyId } from './secret-box.ts';
-import { sealLegacyV1 } from './testing.ts';
+import { deriveKeyId, SEAL_USES, SecretBox, SecretKeyMissing, UnknownKeyId } from './secret-box.ts';
+import { sealLegacyV1, sealLegacyV2 } from './testing.ts';
 
 const OLD = 'old-key-material-0123456789abcdef';
 const NEW = 'new-key-material-fedcba9876543210';
@@ -26,12 +26,12 @@ function thrown(run: () => unknown): Error {
 }
 
 describe('SecretBox: sealed form and key ids', () => {
-  it('round-trips, in the v2 form with the kid of the current key', () => {
+  it('round-trips, in the v3 form with the kid of the current key', () => {
     const box = new SecretBox(NEW);
     const sealed = box.seal(PLAIN);
     expect(sealed).not.toContain(PLAIN);
     const [version, kid, iv, tag, body, ...rest] = sealed.split('.');
-    expect(version).toBe('v2');
+    expect(version).toBe('v3');
     expect(kid).toBe(box.currentKid);
     for (const part of [kid, iv, tag, body]) expect(part).toMatch(/^[A-Za-z0-9_-]+$/);
     expect(rest).toEqual([]);
@@ -50,7 +50,7 @@ describe('SecretBox: sealed form and key ids', () => {
   it('uses GATEWAY_SECRET_KEY_ID as the kid when given, and refuses one that cannot be a kid', () => {
     const box = SecretBox.fromConfig({ fromEnv: NEW, file: '/nonexistent', keyId: 'key-2026-01' });
     expect(box.currentKid).toBe('key-2026-01');
-    expect(box.seal(PLAIN).startsWith('v2.key-2026-01.')).toBe(true);
+    expect(box.seal(PLAIN).startsWith('v3.key-2026-01.')).toBe(true);
     expect(() => new SecretBox(NEW, { keyId: 'has.dot' })).toThrow(/GATEWAY_SECRET_KEY_ID/);
   });
 
@@ -189,5 +189,40 @@ describe('SecretBox.deriveKey', () => {
     expect(box.deriveKey('dashboard csrf').equals(csrf)).toBe(true);
     expect(box.deriveKey('another purpose').equals(csrf)).toBe(false);
     expect(new SecretBox('j'.repeat(32)).deriveKey('dashboard csrf').equals(csrf)).toBe(false);
+  });
+});
+
+describe('SecretBox: bound to a use, keys by HKDF (v3)', () => {
+  const MATERIAL = 'use-binding-key-material-0123456789';
+  const box = new SecretBox(MATERIAL);
+
+  it('a value sealed for one use does not open for another, nor without one', () => {
+    const sealed = box.seal('the-manager-apikey', SEAL_USES.managerApiKey('ins_a'));
+    expect(box.open(sealed, SEAL_USES.managerApiKey('ins_a'))).toBe('the-manager-apikey');
+    expect(() => box.open(sealed, SEAL_USES.managerApiKey('ins_b'))).toThrow(/does not open with that key for this use/);
+    expect(() => box.open(sealed)).toThrow(/for this use/);
+    expect(() => box.open(box.seal('unbound'), SEAL_USES.managerApiKey('ins_a'))).toThrow(/for this use/);
+  });
+
+  it('the key is HKDF of the material, not its SHA-256: a v3 value under the SHA-256 key does not open', () => {
+    const sealed = box.seal('x', 'u');
+    const [header, iv, tag, body] = [sealed.split('.').slice(0, 2).join('.'), ...sealed.split('.').slice(2)] as [string, string, string, string];
+    const decipher = createDecipheriv('aes-256-gcm', createHash('sha256').update(MATERIAL).digest(), Buffer.from(iv, 'base64url'));
+    decipher.setAAD(Buffer.from(`${header}:u`));
+    decipher.setAuthTag(Buffer.from(tag, 'base64url'));
+    decipher.update(Buffer.from(body, 'base64url'));
+    expect(() => decipher.final()).toThrow();
+  });
+
+  it('values of the older forms (v2 with kid, v1) still open, whatever the use, and are not current', () => {
+    const v2 = sealLegacyV2(MATERIAL, 'old-v2');
+    const v1 = sealLegacyV1(MATERIAL, 'old-v1');
+    expect(box.open(v2)).toBe('old-v2');
+    expect(box.open(v2, SEAL_USES.managerApiKey('ins_a'))).toBe('old-v2');
+    expect(box.open(v1, SEAL_USES.managerApiKey('ins_a'))).toBe('old-v1');
+    expect(SecretBox.keyIdOf(v2)).toBe(box.currentKid);
+    expect(box.isCurrent(v2)).toBe(false);
+    expect(box.isCurrent(v1)).toBe(false);
+    expect(box.isCurrent(box.seal('new', 'u'))).toBe(true);
   });
 });

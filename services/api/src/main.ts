@@ -4,6 +4,7 @@ import { createRuntime, onShutdown } from '@gw/runtime';
 import { buildApp } from './app.ts';
 import { ReplyRouter } from './send-message/reply-router.ts';
 import { SecretBox } from '@gw/security';
+import { createMailer } from '@gw/mail';
 import { dashboardAppends } from './dashboard/appends.ts';
 import { dashboardWebhookDeps } from './dashboard/webhooks/deps.ts';
 import { messagingRules } from './dashboard/public/messaging-rules.ts';
@@ -17,6 +18,8 @@ const box = SecretBox.fromConfig(config.secretKey);
 // The dashboard's policy-log export and "verify my log" hold a snapshot open while they run: a
 // small pool of their own, so downloads never take the connections the send path needs.
 const compliancePool = await createPool(config.databaseUrl, { maxConnections: 3, ...config.database });
+// Notices and links by mail (SMTP_URL; locally the maildev catcher `make run` starts).
+const mailer = createMailer({ smtpUrl: config.mail.smtpUrl, from: config.mail.from, logger, registry: runtime.metrics.registry });
 const app = await buildApp({
   logger,
   metrics: runtime.metrics,
@@ -47,6 +50,7 @@ const app = await buildApp({
     pool: runtime.pool,
     box,
     settings: config.dashboard,
+    mailer,
     appends: dashboardAppends(runtime.kafka, runtime.codec),
     // Instances created in the dashboard are created on this manager (docs/dashboard.md).
     instanceManager: { url: config.simulator.url, apiKey: config.simulator.globalApiKey },
@@ -66,6 +70,7 @@ logger.info({ url: config.api.publicBaseUrl }, 'api listening');
 onShutdown(logger, async () => {
   // Stop accepting requests, let in-flight ones finish, then release Kafka and Postgres.
   await app.close();
+  await mailer.close();
   await compliancePool.end().catch(() => undefined);
   await runtime.close();
 });

@@ -6,7 +6,7 @@ import { sql } from '@gw/db';
 import { ManagerBreakers } from '@gw/evolution';
 import { newEventId, type SendDecided } from '@gw/events';
 import { createRuntime, type Runtime, type StageEvents } from '@gw/runtime';
-import { SecretBox } from '@gw/security';
+import { SEAL_USES, SecretBox } from '@gw/security';
 // The Evolution simulator is another service: tests reach its harness by path, as test/support does.
 import { createOpenInstance, startSimulator, type Harness } from '../../instance-simulator/src/testing/sim-harness.ts';
 import { isolate, type Isolation } from '../../../test/support/infra.ts';
@@ -31,7 +31,7 @@ export async function deliveryFixture(env: Record<string, string> = {}): Promise
   const instanceId = `ins_${randomUUID().slice(0, 8)}`;
   const managerInstance = `front-${randomUUID().slice(0, 6)}`;
   const token = await createOpenInstance(simulator, managerInstance);
-  const sealed = new SecretBox(isolation.env.GATEWAY_SECRET_KEY!).seal(token);
+  const sealed = new SecretBox(isolation.env.GATEWAY_SECRET_KEY!).seal(token, SEAL_USES.managerApiKey(instanceId));
   await runtime.pool.query(sql.typeAlias('void')`INSERT INTO customers (id, name) VALUES (${customerId}, 'Delivery test')`);
   await runtime.pool.query(sql.typeAlias('void')`
     INSERT INTO instances (id, customer_id, name, manager_url, manager_instance, manager_api_key_enc)

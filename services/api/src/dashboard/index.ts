@@ -10,7 +10,11 @@ import type { ComplianceDeps } from '@gw/compliance';
 import type { GatewayConfig } from '@gw/config';
 import type { Pool } from '@gw/db';
 import type { SecretBox } from '@gw/security';
+import type { Mailer } from '@gw/mail';
+import { accountPageRoutes } from './accounts/account-routes.ts';
+import { resetRoutes } from './accounts/reset-routes.ts';
 import { accountRoutes } from './accounts/routes.ts';
+import { verifyRoutes } from './accounts/verify-routes.ts';
 import { apiKeyRoutes } from './api-keys/routes.ts';
 import type { DashboardAppends } from './appends.ts';
 import { instanceRoutes } from './instances/routes.ts';
@@ -27,7 +31,7 @@ import { csrfPlugin } from './plugins/csrf.ts';
 import { pageErrorHandler } from './plugins/page-errors.ts';
 import type { MessagingRules } from './public/messaging-rules.ts';
 import { publicRoutes } from './public/routes.ts';
-import { permissionOf, requireSignedIn, type GuardedRoute } from './sessions/guards.ts';
+import { permissionOf, type GuardedRoute } from './sessions/guards.ts';
 import { sessionsPlugin } from './sessions/plugin.ts';
 import type { DashboardWebhookDeps } from './webhooks/deps.ts';
 import { webhookRoutes } from './webhooks/routes.ts';
@@ -37,6 +41,8 @@ export interface DashboardDeps {
   pool: Pool;
   box: SecretBox;
   settings: GatewayConfig['dashboard'];
+  /** Verification and reset links, security notices and invitations (libs/mail; SMTP_URL). */
+  mailer: Mailer;
   /** Policy facts and the audit trail, appended through the API's producer. */
   appends: DashboardAppends;
   /** The gateway's public address, for links shown to customers (invitations, webhook URLs) and the instance webhooks set on the manager. */
@@ -80,20 +86,18 @@ export async function dashboardPlugin(app: FastifyInstance, deps: DashboardDeps)
     for (const method of [route.method].flat()) if (method !== 'HEAD') deps.routes?.push({ method, url: route.url, permission: permissionOf(route.preHandler) });
   });
 
-  await app.register(accountRoutes, {
-    pool: deps.pool,
-    box: deps.box,
-    appends: deps.appends,
-    lockout: { after: deps.settings.lockoutAfter, ms: deps.settings.lockoutMs },
-    signInPerMinute: deps.settings.signInPerMinute,
-    secureCookies,
-    signUpPlan: deps.settings.signUpPlan,
-  });
-  await app.register(memberRoutes, { pool: deps.pool, box: deps.box, appends: deps.appends, publicBaseUrl: deps.publicBaseUrl, secureCookies, stepUpPerMinute: deps.settings.signInPerMinute });
-  await app.register(mfaRoutes, { pool: deps.pool, box: deps.box, audit: deps.appends.audit, secureCookies, stepUpPerMinute: deps.settings.signInPerMinute });
+  const lockout = { after: deps.settings.lockoutAfter, ms: deps.settings.lockoutMs };
+  const perMinute = deps.settings.signInPerMinute;
+  const mail = { mailer: deps.mailer, publicBaseUrl: deps.publicBaseUrl };
+  await app.register(accountRoutes, { pool: deps.pool, box: deps.box, lockout, signInPerMinute: perMinute, secureCookies, ...mail, emailVerifyMs: deps.settings.emailVerifyMs });
+  await app.register(verifyRoutes, { pool: deps.pool, appends: deps.appends, ...mail, emailVerifyMs: deps.settings.emailVerifyMs, signUpPlan: deps.settings.signUpPlan, secureCookies, perMinute });
+  await app.register(resetRoutes, { pool: deps.pool, box: deps.box, appends: deps.appends, ...mail, passwordResetMs: deps.settings.passwordResetMs, signUpPlan: deps.settings.signUpPlan, lockout, secureCookies, perMinute });
+  await app.register(accountPageRoutes, { pool: deps.pool, ...mail, lockout, secureCookies, perMinute });
+  await app.register(memberRoutes, { pool: deps.pool, box: deps.box, appends: deps.appends, ...mail, emailVerifyMs: deps.settings.emailVerifyMs, secureCookies, stepUpPerMinute: perMinute });
+  await app.register(mfaRoutes, { pool: deps.pool, box: deps.box, audit: deps.appends.audit, mailer: deps.mailer, secureCookies, stepUpPerMinute: perMinute });
   await app.register(instanceRoutes, { pool: deps.pool, box: deps.box, audit: deps.appends.audit, instanceManager: deps.instanceManager, publicBaseUrl: deps.publicBaseUrl, send: deps.send, pairingCloseWaitMs: deps.settings.pairingCloseWaitMs });
   await app.register(webhookRoutes, { pool: deps.pool, box: deps.box, audit: deps.appends.audit, stepUpPerMinute: deps.settings.signInPerMinute, ...deps.webhooks });
-  await app.register(apiKeyRoutes, { pool: deps.pool, box: deps.box, audit: deps.appends.audit, stepUpPerMinute: deps.settings.signInPerMinute });
+  await app.register(apiKeyRoutes, { pool: deps.pool, box: deps.box, audit: deps.appends.audit, mailer: deps.mailer, stepUpPerMinute: perMinute });
   await app.register(pbxDashboardRoutes, { pool: deps.pool, box: deps.box, audit: deps.appends.audit, publicBaseUrl: deps.publicBaseUrl, stepUpPerMinute: deps.settings.signInPerMinute });
   // The operations and compliance views (each takes what it needs from the dashboard's deps).
   await app.register(suppressionRoutes, deps);
@@ -102,7 +106,6 @@ export async function dashboardPlugin(app: FastifyInstance, deps: DashboardDeps)
   await app.register(policyLogRoutes, deps);
   await app.register(usageRoutes, deps);
   await app.register(publicRoutes, { messaging: deps.messaging });
-  app.get('/account', { preHandler: requireSignedIn }, async (_request, reply) => reply.page('account', { title: 'Your account' }));
   // GET /: the smoke answer for tools (JSON), the landing page for a browser.
   app.get('/', { schema: { hide: true } }, async (request, reply) => {
     if (!wantsHtml(request.headers.accept)) return { service: 'chat-gateway', status: 'ok', contract: '/openapi.json' };

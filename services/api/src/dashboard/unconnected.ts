@@ -5,6 +5,7 @@ import { loadConfig } from '@gw/config';
 import type { Pool } from '@gw/db';
 import { EventCodec, Topics } from '@gw/events';
 import { KafkaInspector } from '@gw/kafka';
+import { createMailer } from '@gw/mail';
 import { SecretBox } from '@gw/security';
 import type { DashboardDeps } from './index.ts';
 import { dashboardWebhookDeps } from './webhooks/deps.ts';
@@ -15,6 +16,8 @@ export function unconnectedDashboard(): Omit<DashboardDeps, 'publicBaseUrl' | 's
     pool: {} as Pool,
     box: new SecretBox('unconnected-dashboard-key-material'),
     settings: loadConfig({}).dashboard,
+    // Made, not connected: nodemailer connects only when a mail is sent (no page of this build sends one).
+    mailer: createMailer({ smtpUrl: 'smtp://127.0.0.1:9', from: loadConfig({}).mail.from }),
     // The public pages need no connection: the default policy and keywords, as the services start with.
     messaging: messagingRules(loadConfig({})),
     appends: {

@@ -15,7 +15,9 @@ import { buildApp, type AppDeps } from '../app.ts';
 import { dashboardAppends } from '../dashboard/appends.ts';
 import { dashboardWebhookDeps } from '../dashboard/webhooks/deps.ts';
 import { messagingRules } from '../dashboard/public/messaging-rules.ts';
-import { useStepLedger } from '../dashboard/testing/page-client.ts';
+import { useInbox, useStepLedger } from '../dashboard/testing/page-client.ts';
+import { createMailer, type Mailer } from '@gw/mail';
+import { startMailCatcher, type MailCatcher } from '../../../../test/support/mail-catcher.ts';
 import type { GuardedRoute } from '../dashboard/sessions/guards.ts';
 import type { PbxDeps } from '../pbx/route.ts';
 import type { SendMessageDeps } from '../send-message/route.ts';
@@ -44,6 +46,8 @@ export interface AppSettings {
   trustedProxies: string[];
   /** The instance manager webhook's rate limit and token forms (default: the route's). */
   instanceEvents: NonNullable<AppDeps['instanceEvents']>;
+  /** How the dashboard sends mail (default: to the fixture's mail catcher). */
+  mailer: Mailer;
 }
 
 export interface FollowedRecord {
@@ -60,6 +64,10 @@ export interface ApiFixture {
   replies: FakeReplies;
   /** The instance manager (a simulator) that accounts and the dashboard's instances are created on. */
   simulator: Harness;
+  /** The local mail catcher (maildev) the dashboard's mail goes to; tests read it over its REST API. */
+  mail: MailCatcher;
+  /** The dashboard's mailer (to `mail`). */
+  mailer: Mailer;
   /** The app every test of the file uses (settings as in production, the fake reply router). */
   app: FastifyInstance;
   /** Another app over the same runtime, with other settings (close it after use). */
@@ -108,6 +116,9 @@ export async function apiFixture(): Promise<ApiFixture> {
   const replies = new FakeReplies();
   const records: FollowedRecord[] = [];
   const follower = await follow(runtime, records);
+  const mail = await startMailCatcher();
+  const mailer = createMailer({ smtpUrl: mail.smtpUrl, from: runtime.config.mail.from });
+  useInbox(mail);
   const api = runtime.config.api;
   // Dashboard tests reuse a user's current TOTP code; see totpNow.
   useStepLedger(runtime.pool);
@@ -138,7 +149,10 @@ export async function apiFixture(): Promise<ApiFixture> {
       dashboard: {
         pool: runtime.pool,
         box,
-        settings: { ...runtime.config.dashboard, ...settings.dashboard },
+        // Every helper-made owner now signs up, verifies and signs in (three limited forms): the
+        // per-address limit is raised here; the tests of the limit set their own.
+        settings: { ...runtime.config.dashboard, signInPerMinute: 1_000, ...settings.dashboard },
+        mailer: settings.mailer ?? mailer,
         appends: dashboardAppends(runtime.kafka, runtime.codec),
         instanceManager: { url: simulator.baseUrl, apiKey: simulator.globalKey },
         webhooks: dashboardWebhookDeps(runtime.config),
@@ -160,6 +174,8 @@ export async function apiFixture(): Promise<ApiFixture> {
     box,
     replies,
     simulator,
+    mail,
+    mailer,
     app,
     build,
     records,
@@ -178,6 +194,9 @@ export async function apiFixture(): Promise<ApiFixture> {
     },
     async close() {
       await app.close();
+      await mailer.close();
+      await mail.stop();
+      useInbox(null);
       await follower.stop();
       await facts.close();
       await runtime.close();

@@ -1,5 +1,5 @@
 import { sql, z, type Queryable } from '@gw/db';
-import type { SecretBox } from '@gw/security';
+import { SEAL_USES, type SecretBox } from '@gw/security';
 
 export interface ManagerTarget {
   managerUrl: string;
@@ -20,7 +20,7 @@ export class InstanceDirectory {
     if (cached && cached.expires > now) return cached.target;
     const row = await this.db.maybeOne(sql.type(InstanceTarget)`
       SELECT manager_url, manager_api_key_enc, manager_instance FROM instances WHERE id = ${instanceId}`);
-    const target = row ? { managerUrl: row.manager_url, apiKey: this.box.open(row.manager_api_key_enc), instance: row.manager_instance } : null;
+    const target = row ? { managerUrl: row.manager_url, apiKey: this.box.open(row.manager_api_key_enc, SEAL_USES.managerApiKey(instanceId)), instance: row.manager_instance } : null;
     this.cache.set(instanceId, { target, expires: now + this.ttlMs });
     return target;
   }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { sql, z } from '@gw/db';
-import { SecretBox } from '@gw/security';
+import { SEAL_USES, SecretBox } from '@gw/security';
 import { readTopic } from '../../../../test/support/topic-reader.ts';
 import { claim, recordOutcomes } from '../dispatch/delivery-store.ts';
 import { dispatchAccepted } from '../dispatch/handler.ts';
@@ -140,7 +140,7 @@ describe('the resolver of open sends', () => {
     const token = await createOpenInstance(simulator, manager);
     await runtime.pool.query(sql.typeAlias('void')`
       INSERT INTO instances (id, customer_id, name, manager_url, manager_instance, manager_api_key_enc)
-      VALUES (${instanceId}, ${customerId}, 'fresh', ${simulator.baseUrl}, ${manager}, ${new SecretBox(isolation.env.GATEWAY_SECRET_KEY!).seal(token)})`);
+      VALUES (${instanceId}, ${customerId}, 'fresh', ${simulator.baseUrl}, ${manager}, ${new SecretBox(isolation.env.GATEWAY_SECRET_KEY!).seal(token, SEAL_USES.managerApiKey(instanceId))})`);
     const decision = { ...acceptedDecision(suite.fixture, 8, 'first of a fresh instance'), instance_id: instanceId };
     decision.dispatch = { ...decision.dispatch!, instance_name: manager };
     await claim(runtime.pool, [decision]);

@@ -4,6 +4,8 @@
  * columns) and the code that seals and opens them; columns.unit.test.ts fails when a migration
  * adds a `*_enc` column that is not listed here.
  */
+import { SEAL_USES } from '@gw/security';
+
 export interface SealedColumn {
   table: string;
   /** The row's primary key. */
@@ -12,7 +14,11 @@ export interface SealedColumn {
   column: string;
   /** What is sealed, and who seals and opens it. */
   holds: string;
+  /** The use a row's value is sealed for (its associated data, libs/security SEAL_USES); '' where the column's code seals without one yet. */
+  use: (id: string) => string;
 }
+/** Sealed without a use by the code that writes the column (docs/decisions.md "Secrets at rest": binding them is pending). */
+const UNBOUND = () => '';
 
 export const SEALED_COLUMNS: readonly SealedColumn[] = [
   {
@@ -20,29 +26,34 @@ export const SEALED_COLUMNS: readonly SealedColumn[] = [
     key: 'id',
     column: 'manager_api_key_enc',
     holds: "the instance manager's apikey (sealed by gatewayctl instance create / demo; opened by delivery and gatewayctl)",
+    use: SEAL_USES.managerApiKey,
   },
   {
     table: 'pbx_integrations',
     key: 'id',
     column: 'hmac_secret_enc',
     holds: 'the optional PBX HMAC signing secret (sealed by gatewayctl pbx create / rotate-secret; opened by the API)',
+    use: UNBOUND,
   },
   {
     table: 'webhook_endpoints',
     key: 'instance_id',
     column: 'signing_secret_enc',
     holds: 'the customer webhook signing secret (sealed by gatewayctl webhook set / rotate-secret; opened by the webhooks service)',
+    use: UNBOUND,
   },
   {
     table: 'webhook_endpoints',
     key: 'instance_id',
     column: 'previous_signing_secret_enc',
     holds: 'the webhook signing secret a rotation replaced, signing beside the new one until previous_secret_expires_at (moved there by rotate-secret; opened by the webhooks service)',
+    use: UNBOUND,
   },
   {
     table: 'users',
     key: 'id',
     column: 'totp_secret_enc',
     holds: "a dashboard user's TOTP secret (sealed at MFA enrolment; opened by the API to check a code)",
+    use: UNBOUND,
   },
 ];

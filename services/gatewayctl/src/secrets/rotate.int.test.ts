@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createPool, sql, z, type Pool } from '@gw/db';
-import { deriveKeyId, SecretBox } from '@gw/security';
-import { sealLegacyV1 } from '../../../../libs/security/src/testing.ts';
+import { deriveKeyId, SEAL_USES, SecretBox } from '@gw/security';
+import { sealLegacyV1, sealLegacyV2 } from '../../../../libs/security/src/testing.ts';
 import { gatewayctl } from '../../../../test/support/cli.ts';
 import { isolate, type Isolation } from '../../../../test/support/infra.ts';
 import { SEALED_COLUMNS } from './columns.ts';
@@ -37,13 +37,13 @@ beforeEach(async () => {
 
 const CreatedId = z.object({ id: z.number() });
 
-async function seed(rows: { instances: Array<[id: string, sealed: (plain: string) => string]>; pbx?: Array<[instance: string, sealed: ((plain: string) => string) | null]>; webhooks?: Array<[instance: string, sealed: (plain: string) => string]>; users?: Array<[id: string, sealed: (plain: string) => string]> }) {
+async function seed(rows: { instances: Array<[id: string, sealed: (plain: string, use: string) => string]>; pbx?: Array<[instance: string, sealed: ((plain: string) => string) | null]>; webhooks?: Array<[instance: string, sealed: (plain: string) => string]>; users?: Array<[id: string, sealed: (plain: string) => string]> }) {
   await pool.query(sql.typeAlias('void')`INSERT INTO customers (id, name) VALUES ('cus_1', 'Acme')`);
   for (const [id, seal] of rows.instances) {
     const plain = `manager-key-${id}`;
     plains.set(`instances/${id}`, plain);
     await pool.query(sql.typeAlias('void')`
-      INSERT INTO instances (id, customer_id, name, manager_url, manager_instance, manager_api_key_enc) VALUES (${id}, 'cus_1', ${id}, 'http://127.0.0.1:1', ${id}, ${seal(plain)})`);
+      INSERT INTO instances (id, customer_id, name, manager_url, manager_instance, manager_api_key_enc) VALUES (${id}, 'cus_1', ${id}, 'http://127.0.0.1:1', ${id}, ${seal(plain, SEAL_USES.managerApiKey(id))})`);
   }
   for (const [instance, seal] of rows.pbx ?? []) {
     const plain = `pbxsig_${instance}`;
@@ -79,10 +79,12 @@ async function sealedValues(): Promise<Map<string, string>> {
 }
 
 const old = new SecretBox(OLD);
-const sealedOld = (plain: string) => old.seal(plain);
+const sealedOld = (plain: string, use = '') => old.seal(plain, use);
 const legacyOld = (plain: string) => sealLegacyV1(OLD, plain);
-const sealedNew = (plain: string) => new SecretBox(NEW).seal(plain);
-const sealedForeign = (plain: string) => new SecretBox(FOREIGN).seal(plain);
+const sealedNew = (plain: string, use = '') => new SecretBox(NEW).seal(plain, use);
+/** The current key, in the form before uses (v2): rotate re-seals it as v3. */
+const olderFormNew = (plain: string) => sealLegacyV2(NEW, plain);
+const sealedForeign = (plain: string, use = '') => new SecretBox(FOREIGN).seal(plain, use);
 
 function expectNoSecrets(output: string) {
   for (const secret of [OLD, NEW, FOREIGN, ...plains.values()]) expect(output).not.toContain(secret);
@@ -91,7 +93,7 @@ function expectNoSecrets(output: string) {
 describe('gatewayctl secrets rotate', () => {
   it('re-seals every value with the new key (v2 of the old key and legacy v1), and a second run changes nothing', async () => {
     await seed({
-      instances: [['ins_a', sealedOld], ['ins_b', legacyOld], ['ins_c', sealedNew]],
+      instances: [['ins_a', sealedOld], ['ins_b', legacyOld], ['ins_c', sealedNew], ['ins_d', olderFormNew]],
       pbx: [['ins_a', sealedOld], ['ins_b', null], ['ins_c', legacyOld]],
       webhooks: [['ins_a', sealedOld], ['ins_b', legacyOld]],
       users: [['usr_a', sealedOld], ['usr_b', sealedNew]],
@@ -104,7 +106,7 @@ describe('gatewayctl secrets rotate', () => {
     expect(shown.current_kid).toBe(deriveKeyId(NEW));
     expect(shown.previous_kids).toEqual([deriveKeyId(OLD)]);
     expect(shown.tables.find((t) => t.table === 'instances')).toEqual({
-      table: 'instances', column: 'manager_api_key_enc', sealed: 3, current: 1, by_kid: { [deriveKeyId(OLD)]: 1, [deriveKeyId(NEW)]: 1 }, legacy_v1: 1, not_sealed: 0, unknown_kids: [],
+      table: 'instances', column: 'manager_api_key_enc', sealed: 4, current: 1, older_form: 2, by_kid: { [deriveKeyId(OLD)]: 1, [deriveKeyId(NEW)]: 2 }, legacy_v1: 1, not_sealed: 0, unknown_kids: [],
     });
     expect(shown.tables.find((t) => t.table === 'pbx_integrations')).toMatchObject({ sealed: 2, current: 0, legacy_v1: 1, by_kid: { [deriveKeyId(OLD)]: 1 } });
 
@@ -115,9 +117,10 @@ describe('gatewayctl secrets rotate', () => {
     expect(report).toEqual({
       current_kid: deriveKeyId(NEW),
       tables: [
-        { table: 'instances', column: 'manager_api_key_enc', resealed: 2, already_current: 1, failed: 0 },
+        { table: 'instances', column: 'manager_api_key_enc', resealed: 3, already_current: 1, failed: 0 },
         { table: 'pbx_integrations', column: 'hmac_secret_enc', resealed: 2, already_current: 0, failed: 0 },
         { table: 'webhook_endpoints', column: 'signing_secret_enc', resealed: 2, already_current: 0, failed: 0 },
+        { table: 'webhook_endpoints', column: 'previous_signing_secret_enc', resealed: 0, already_current: 0, failed: 0 },
         { table: 'users', column: 'totp_secret_enc', resealed: 1, already_current: 1, failed: 0 },
       ],
       failed: [],
@@ -127,14 +130,23 @@ describe('gatewayctl secrets rotate', () => {
     const after = await sealedValues();
     const newAlone = new SecretBox(NEW);
     expect([...after.keys()].sort()).toEqual([...plains.keys()].sort());
+    const useOf = (row: string) => {
+      const [table, id] = row.split('/') as [string, string];
+      return table === 'instances' ? SEAL_USES.managerApiKey(id) : '';
+    };
     for (const [row, sealed] of after) {
       expect(SecretBox.keyIdOf(sealed), row).toBe(deriveKeyId(NEW));
-      expect(newAlone.open(sealed), row).toBe(plains.get(row));
+      expect(SecretBox.versionOf(sealed), row).toBe('v3');
+      expect(newAlone.open(sealed, useOf(row)), row).toBe(plains.get(row));
     }
+    // Bound to its row: the manager apikey of one instance does not open as another's.
+    expect(() => newAlone.open(after.get('instances/ins_a')!, SEAL_USES.managerApiKey('ins_b'))).toThrow(/for this use/);
+    // The current key in the older form (v2) was rewritten too.
+    expect(after.get('instances/ins_d')).not.toBe(before.get('instances/ins_d'));
     expect(after.get('instances/ins_c')).toBe(before.get('instances/ins_c')); // already current: untouched
 
     const again = await rotateSecrets(pool, SecretBox.fromConfig({ fromEnv: NEW, file: '', previous: [OLD] }));
-    expect(again.tables.map((t) => [t.table, t.resealed, t.already_current])).toEqual([['instances', 0, 3], ['pbx_integrations', 0, 2], ['webhook_endpoints', 0, 2], ['users', 0, 2]]);
+    expect(again.tables.map((t) => [t.table, t.resealed, t.already_current])).toEqual([['instances', 0, 4], ['pbx_integrations', 0, 2], ['webhook_endpoints', 0, 2], ['webhook_endpoints', 0, 0], ['users', 0, 2]]);
     expect(await sealedValues()).toEqual(after);
   });
 
@@ -153,10 +165,10 @@ describe('gatewayctl secrets rotate', () => {
       { table: 'instances', column: 'manager_api_key_enc', id: 'ins_lost', kid: deriveKeyId(FOREIGN), reason: 'unknown_kid' },
       { table: 'webhook_endpoints', column: 'signing_secret_enc', id: 'ins_lost', kid: deriveKeyId(FOREIGN), reason: 'unknown_kid' },
     ]);
-    expect(report.tables.map((t) => [t.table, t.resealed, t.failed])).toEqual([['instances', 1, 1], ['pbx_integrations', 0, 0], ['webhook_endpoints', 1, 1], ['users', 0, 0]]);
+    expect(report.tables.map((t) => [t.table, t.resealed, t.failed])).toEqual([['instances', 1, 1], ['pbx_integrations', 0, 0], ['webhook_endpoints', 1, 1], ['webhook_endpoints', 0, 0], ['users', 0, 0]]);
     const after = await sealedValues();
     expect(after.get('instances/ins_lost')).toBe(lostBefore); // left as it was
-    expect(new SecretBox(NEW).open(after.get('instances/ins_a')!)).toBe(plains.get('instances/ins_a'));
+    expect(new SecretBox(NEW).open(after.get('instances/ins_a')!, SEAL_USES.managerApiKey('ins_a'))).toBe(plains.get('instances/ins_a'));
 
     // For a person: the same exit code, and a line on stderr naming the rows and the kid.
     const human = await gatewayctl(env, 'secrets', 'rotate');
@@ -170,16 +182,16 @@ describe('gatewayctl secrets rotate', () => {
     await seed({ instances: [['ins_a', sealedOld]] });
     const ring = new SecretBox(NEW, { previous: [OLD] });
     const spec = SEALED_COLUMNS.find((c) => c.table === 'instances')!;
-    const stale = old.seal('the-secret-before-a-concurrent-rotation');
+    const stale = old.seal('the-secret-before-a-concurrent-rotation', SEAL_USES.managerApiKey('ins_a'));
 
     // The row holds another old-key value than the one read: that one is re-sealed, not the stale one.
     const outcome = await pool.transaction((tx) => resealRow(tx, spec, ring, 'ins_a', stale));
     expect(outcome).toBe('resealed');
     const now = await pool.oneFirst(sql.type(InstanceSecret)`SELECT manager_api_key_enc AS sealed FROM instances WHERE id = 'ins_a'`);
-    expect(ring.open(now)).toBe(plains.get('instances/ins_a'));
+    expect(ring.open(now, SEAL_USES.managerApiKey('ins_a'))).toBe(plains.get('instances/ins_a'));
 
     // A secret set meanwhile with the current key stays as it is.
-    const fresh = ring.seal('a-secret-set-meanwhile');
+    const fresh = ring.seal('a-secret-set-meanwhile', SEAL_USES.managerApiKey('ins_a'));
     await pool.query(sql.typeAlias('void')`UPDATE instances SET manager_api_key_enc = ${fresh} WHERE id = 'ins_a'`);
     expect(await pool.transaction((tx) => resealRow(tx, spec, ring, 'ins_a', stale))).toBe('current');
     expect(await pool.oneFirst(sql.type(InstanceSecret)`SELECT manager_api_key_enc AS sealed FROM instances WHERE id = 'ins_a'`)).toBe(fresh);

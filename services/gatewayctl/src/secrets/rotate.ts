@@ -27,8 +27,10 @@ export interface StatusReport {
     column: string;
     /** Non-null values in the column. */
     sealed: number;
-    /** Of those, sealed with the current key (nothing for `rotate` to do). */
+    /** Of those, sealed in the current form (v3, bound to its use) with the current key (nothing for `rotate` to do). */
     current: number;
+    /** Sealed in an older form (v1, v2: no use, SHA-256 key), whatever their key: `rotate` re-seals them as v3. */
+    older_form: number;
     /** Values per kid (v2). */
     by_kid: Record<string, number>;
     /** Values sealed before key ids (v1): `rotate` gives them one. */
@@ -65,11 +67,11 @@ export async function resealRow(db: Queryable, spec: SealedColumn, box: SecretBo
     if (box.isCurrent(value)) return 'current';
     let plain: string;
     try {
-      plain = box.open(value);
+      plain = box.open(value, spec.use(String(id)));
     } catch (error) {
       return unopened(spec, id, value, error);
     }
-    const updated = await db.query(sql.typeAlias('void')`UPDATE ${table} SET ${column} = ${box.seal(plain)} WHERE ${key} = ${id} AND ${column} = ${value}`);
+    const updated = await db.query(sql.typeAlias('void')`UPDATE ${table} SET ${column} = ${box.seal(plain, spec.use(String(id)))} WHERE ${key} = ${id} AND ${column} = ${value}`);
     if (updated.rowCount === 1) return 'resealed';
     const sealed = await db.maybeOneFirst(sql.type(CurrentValue)`SELECT ${column} AS sealed FROM ${table} WHERE ${key} = ${id}`);
     if (sealed === null) return 'gone';
@@ -85,8 +87,9 @@ function unopened(spec: SealedColumn, id: string | number, value: string, error:
 }
 
 /**
- * `gatewayctl secrets rotate`: every sealed value not sealed with the current key is opened with
- * the keyring and sealed again with the current key, one transaction per table. Values nothing
+ * `gatewayctl secrets rotate`: every sealed value not sealed with the current key in the current
+ * form (v3) is opened with the keyring and sealed again with the current key, bound to its row's
+ * use (SealedColumn.use), one transaction per table. Values nothing
  * opens are left as they are and reported (table, row id, kid).
  */
 export async function rotateSecrets(pool: Pool, box: SecretBox, columns: readonly SealedColumn[] = SEALED_COLUMNS): Promise<RotateReport> {
@@ -117,14 +120,15 @@ export async function secretsStatus(pool: Pool, box: SecretBox, columns: readonl
   for (const spec of columns) {
     const column = sql.identifier([spec.column]);
     const values = await pool.anyFirst(sql.type(SealedValue)`SELECT ${column} AS sealed FROM ${sql.identifier([spec.table])} WHERE ${column} IS NOT NULL`);
-    const table = { table: spec.table, column: spec.column, sealed: values.length, current: 0, by_kid: {} as Record<string, number>, legacy_v1: 0, not_sealed: 0, unknown_kids: [] as string[] };
+    const table = { table: spec.table, column: spec.column, sealed: values.length, current: 0, older_form: 0, by_kid: {} as Record<string, number>, legacy_v1: 0, not_sealed: 0, unknown_kids: [] as string[] };
     for (const sealed of values) {
       const kid = SecretBox.keyIdOf(sealed);
       if (kid === undefined) table.not_sealed++;
       else if (kid === null) table.legacy_v1++;
       else table.by_kid[kid] = (table.by_kid[kid] ?? 0) + 1;
     }
-    table.current = table.by_kid[box.currentKid] ?? 0;
+    table.current = values.filter((sealed) => box.isCurrent(sealed)).length;
+    table.older_form = values.filter((sealed) => SecretBox.versionOf(sealed) === 'v1' || SecretBox.versionOf(sealed) === 'v2').length;
     table.unknown_kids = Object.keys(table.by_kid).filter((kid) => !box.knows(kid)).sort();
     report.tables.push(table);
   }

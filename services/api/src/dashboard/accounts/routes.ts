@@ -1,29 +1,32 @@
 // Sign-up, sign-in (password, then a TOTP code once enrolled), sign-out and sign-out everywhere.
-// Sign-up creates the customer (the organisation) and its owner. Wrong passwords and codes count
+// Sign-up makes an unverified user and mails a link; following it creates the customer (the
+// organisation) with the user as its owner (verify-routes.ts). Wrong passwords and codes count
 // towards a lockout; both forms are rate-limited per client address as well.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { createCustomer, planChange } from '@gw/accounts';
+import { mails, type Mailer } from '@gw/mail';
 import type { Pool } from '@gw/db';
 import type { SecretBox } from '@gw/security';
-import type { DashboardAppends } from '../appends.ts';
+import { absoluteLink, lockedOutNotice, sendVerification } from './notices.ts';
 import { secondFactorMatches } from '../mfa/totp.ts';
 import { clearSessionCookie, setSessionCookie } from '../sessions/plugin.ts';
 import { closeAllSessions, closeSession, openSession, rotateSession } from '../sessions/store.ts';
 import { requireSignedIn } from '../sessions/guards.ts';
 import { hashPassword, PASSWORD_MAX, PASSWORD_MIN, passwordMatches, passwordProblem } from './passwords.ts';
-import { addMembership, clearFailures, countAttempt, createUser, EmailTaken, findUserByEmail, firstMembership, isLocked } from './users.ts';
+import { clearFailures, countAttempt, createUser, EmailTaken, findUserByEmail, firstMembership, isLocked } from './users.ts';
 import { securityLog } from '../plugins/security-log.ts';
 import { EMAIL, form, text } from '../forms.ts';
 
 export interface AccountRoutesOptions {
   pool: Pool;
   box: SecretBox;
-  appends: DashboardAppends;
   lockout: { after: number; ms: number };
   signInPerMinute: number;
   secureCookies: boolean;
-  /** The plan a new customer gets (DASHBOARD_SIGN_UP_PLAN), or none. */
-  signUpPlan: string;
+  mailer: Mailer;
+  /** The gateway's public address, for the links in mails. */
+  publicBaseUrl: string;
+  /** How long a verification link works (DASHBOARD_EMAIL_VERIFY_MS). */
+  emailVerifyMs: number;
 }
 
 /** Where to go after signing in: a path on this site only (never another origin). */
@@ -32,8 +35,11 @@ const safeNext = (next: unknown) => (typeof next === 'string' && /^\/(?![/\\])[^
 const minutes = (ms: number) => Math.max(1, Math.ceil(ms / 60_000));
 
 export async function accountRoutes(app: FastifyInstance, opts: AccountRoutesOptions): Promise<void> {
+  const link = (path: string) => absoluteLink(opts.publicBaseUrl, path);
   // One answer for a wrong password, a locked account and an unknown address (no enumeration).
   const wrongOrLocked = `The email or password is wrong, or the account is locked after ${opts.lockout.after} wrong attempts in a row (for ${minutes(opts.lockout.ms)} minute(s)).`;
+  /** The attempt that locked the account: a security line and a mail to its owner. */
+  const lockedOut = (request: FastifyRequest, user: { id: string; email: string }) => lockedOutNotice(request, { ...opts, lockoutMs: opts.lockout.ms }, user);
   const limited = { rateLimit: { max: opts.signInPerMinute, timeWindow: 60_000 } };
   const signedIn = async (reply: FastifyReply, id: string, next: string) => {
     setSessionCookie(reply, id, opts.secureCookies);
@@ -53,30 +59,38 @@ export async function accountRoutes(app: FastifyInstance, opts: AccountRoutesOpt
       if (!EMAIL.test(values.email.trim())) errors.email = 'Enter an email address.';
       const weak = passwordProblem(body.password ?? '');
       if (weak) errors.password = weak;
-      if (!errors.email && (await findUserByEmail(opts.pool, values.email))) errors.email = 'An account with this email exists. Sign in instead.';
       if (request.validationError || Object.keys(errors).length > 0) {
         return reply.code(400).page('sign-up', { title: 'Create an account', values, errors: Object.keys(errors).length ? errors : { form: 'Check the form.' }, min: PASSWORD_MIN });
       }
+      // The SAME answer, at the same cost (an argon2 hash and a mail sent in the background), for
+      // a new address and one that has an account: the page never says which. The owner of a
+      // taken address gets a notice instead of a link; nothing is created for it.
       const passwordHash = await hashPassword(body.password!);
-      const customer = await createCustomer(opts.pool, opts.appends.facts, values.organisation.trim());
-      // The plan the gateway gives at sign-up, so the setup journey can end in a first send.
-      if (opts.signUpPlan !== 'none') await opts.appends.facts.append(planChange(customer.customer_id, opts.signUpPlan, { by: values.email.trim(), reason: 'plan given at sign-up' }));
+      const email = values.email.trim();
+      const existing = await findUserByEmail(opts.pool, email);
+      if (existing) {
+        securityLog(request, 'sign_up.address_taken', { userId: existing.id });
+        opts.mailer.deliver(existing.email, mails.signUpAttempt(link('/sign-in'), link('/forgot-password')));
+        return reply.redirect('/verify-email?sent=1', 303);
+      }
       let userId: string;
       try {
-        userId = await createUser(opts.pool, values.email, passwordHash);
+        // The organisation is created when the address is proved (verify-routes.ts): an unproved
+        // address makes no customer, no fact and no plan.
+        userId = await createUser(opts.pool, email, passwordHash, { signUpOrganisation: values.organisation.trim() });
       } catch (error) {
         if (!(error instanceof EmailTaken)) throw error;
-        return reply.code(400).page('sign-up', { title: 'Create an account', values, errors: { email: 'An account with this email exists. Sign in instead.' }, min: PASSWORD_MIN });
+        return reply.redirect('/verify-email?sent=1', 303);
       }
-      await addMembership(opts.pool, userId, customer.customer_id, 'owner');
-      await opts.appends.audit.record({ customerId: customer.customer_id, action: 'customer.created', subjectId: customer.customer_id, by: values.email.trim(), via: 'dashboard', details: { name: customer.name, owner: userId } });
-      const id = await openSession(opts.pool, { userId, customerId: customer.customer_id, stage: 'full', mfaAt: null });
-      return signedIn(reply, id, '/account/mfa');
+      await sendVerification(opts, userId, email);
+      securityLog(request, 'sign_up.started', { userId });
+      return reply.redirect('/verify-email?sent=1', 303);
     },
   );
 
-  app.get<{ Querystring: { next?: string; ended?: string; signed_out?: string } }>('/sign-in', async (request, reply) => {
-    const notice = request.query.ended ? 'Your session ended. Sign in again.' : request.query.signed_out ? 'You are signed out.' : null;
+  app.get<{ Querystring: { next?: string; ended?: string; signed_out?: string; verified?: string; reset?: string } }>('/sign-in', async (request, reply) => {
+    const q = request.query as Record<string, string | undefined>;
+    const notice = q.ended ? 'Your session ended. Sign in again.' : q.signed_out ? 'You are signed out.' : q.verified ? 'Your email address is confirmed. Sign in to continue.' : q.reset ? 'Your password is changed and every session ended. Sign in with the new password.' : null;
     return reply.page('sign-in', { title: 'Sign in', next: safeNext(request.query.next), email: '', error: null, notice });
   });
 
@@ -96,7 +110,7 @@ export async function accountRoutes(app: FastifyInstance, opts: AccountRoutesOpt
       if (!attempt || !attempt.allowed || !matches) {
         if (attempt && !attempt.allowed) securityLog(request, 'sign_in.locked', { userId: attempt.user.id, status: 401 });
         else securityLog(request, 'sign_in.failed', { userId: attempt?.user.id ?? null, status: 401, reason: attempt ? 'wrong password' : 'unknown address' });
-        if (attempt?.allowed && isLocked(attempt.user)) securityLog(request, 'account.locked_out', { userId: attempt.user.id });
+        if (attempt?.allowed && isLocked(attempt.user)) lockedOut(request, attempt.user);
         return refuse(401, wrongOrLocked);
       }
       const user = attempt.user;
@@ -105,13 +119,13 @@ export async function accountRoutes(app: FastifyInstance, opts: AccountRoutesOpt
       const membership = await firstMembership(opts.pool, user.id);
       if (user.mfa_enrolled_at) {
         // The count stays until the code step passes: a known password does not reset code guessing.
-        const id = await openSession(opts.pool, { userId: user.id, customerId: membership?.customer_id ?? null, stage: 'password', mfaAt: null });
+        const id = await openSession(opts.pool, { userId: user.id, customerId: membership?.customer_id ?? null, stage: 'password', mfaAt: null, userAgent: request.headers['user-agent'] });
         setSessionCookie(reply, id, opts.secureCookies);
         return reply.redirect(`/sign-in/code?next=${encodeURIComponent(next)}`, 303);
       }
       await clearFailures(opts.pool, user.id);
       securityLog(request, 'sign_in.succeeded', { userId: user.id, customerId: membership?.customer_id ?? null, details: { second_factor: false } });
-      const id = await openSession(opts.pool, { userId: user.id, customerId: membership?.customer_id ?? null, stage: 'full', mfaAt: null });
+      const id = await openSession(opts.pool, { userId: user.id, customerId: membership?.customer_id ?? null, stage: 'full', mfaAt: null, userAgent: request.headers['user-agent'] });
       return signedIn(reply, id, next);
     },
   );
@@ -139,7 +153,7 @@ export async function accountRoutes(app: FastifyInstance, opts: AccountRoutesOpt
       const user = attempt.user;
       if (request.validationError || !(await secondFactorMatches(opts.pool, opts.box, user, request.body.code))) {
         securityLog(request, 'second_factor.failed', { userId: user.id, status: 401, reason: 'sign-in code' });
-        if (isLocked(user)) securityLog(request, 'account.locked_out', { userId: user.id });
+        if (isLocked(user)) lockedOut(request, user);
         return reply.code(401).page('sign-in-code', { title: 'Enter your code', next, error: 'That code is not right. Use the current code from your authenticator app, or a recovery code.' });
       }
       await clearFailures(opts.pool, user.id);

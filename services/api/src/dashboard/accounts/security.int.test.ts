@@ -123,7 +123,7 @@ describe('sensitive changes', () => {
   it('a developer without two-factor authentication is sent to set it up before creating a PBX integration', async () => {
     const account = await suite.fixture.account();
     const email = uniqueEmail();
-    const userId = await createUser(pool(), email, await hashPassword('a long enough test password'));
+    const userId = await createUser(pool(), email, await hashPassword('a long enough test password'), { verified: true });
     await addMembership(pool(), userId, account.customer_id, 'developer');
     const dev = new PageClient(app());
     expect((await dev.submit('/sign-in', '/sign-in', { email, password: 'a long enough test password' })).status).toBe(303);

@@ -11,6 +11,7 @@ export const UserRow = z.object({
   mfa_enrolled_at: z.date().nullable(),
   failed_sign_ins: z.number(),
   locked_until: z.date().nullable(),
+  email_verified_at: z.date().nullable(),
 });
 export type User = z.infer<typeof UserRow>;
 
@@ -21,10 +22,16 @@ export class EmailTaken extends Error {}
 /** Emails are compared without case; stored as typed, trimmed. */
 export const normaliseEmail = (email: string) => email.trim();
 
-export async function createUser(pool: Queryable, email: string, passwordHash: string): Promise<string> {
+/**
+ * A new user; unverified (the default here) until a link mailed to the address is followed.
+ * `signUpOrganisation`: the organisation to create, with the user as owner, once it is.
+ */
+export async function createUser(pool: Queryable, email: string, passwordHash: string, options: { verified?: boolean; signUpOrganisation?: string } = {}): Promise<string> {
   const id = newId('usr');
   try {
-    await pool.query(sql.typeAlias('void')`INSERT INTO users (id, email, password_hash) VALUES (${id}, ${normaliseEmail(email)}, ${passwordHash})`);
+    await pool.query(sql.typeAlias('void')`
+      INSERT INTO users (id, email, password_hash, email_verified_at, signup_organisation)
+      VALUES (${id}, ${normaliseEmail(email)}, ${passwordHash}, ${options.verified ? sql.fragment`now()` : null}, ${options.signUpOrganisation ?? null})`);
   } catch (error) {
     if (error instanceof UniqueIntegrityConstraintViolationError) throw new EmailTaken();
     throw error;
@@ -34,13 +41,13 @@ export async function createUser(pool: Queryable, email: string, passwordHash: s
 
 export async function findUserByEmail(pool: Queryable, email: string): Promise<User | null> {
   return pool.maybeOne(sql.type(UserRow)`
-    SELECT id, email, password_hash, totp_secret_enc, mfa_enrolled_at, failed_sign_ins, locked_until
+    SELECT id, email, password_hash, totp_secret_enc, mfa_enrolled_at, failed_sign_ins, locked_until, email_verified_at
     FROM users WHERE lower(email) = lower(${normaliseEmail(email)})`);
 }
 
 export async function findUser(pool: Queryable, userId: string): Promise<User | null> {
   return pool.maybeOne(sql.type(UserRow)`
-    SELECT id, email, password_hash, totp_secret_enc, mfa_enrolled_at, failed_sign_ins, locked_until FROM users WHERE id = ${userId}`);
+    SELECT id, email, password_hash, totp_secret_enc, mfa_enrolled_at, failed_sign_ins, locked_until, email_verified_at FROM users WHERE id = ${userId}`);
 }
 
 /** An attempt to prove who one is (a password or a code), counted before it is checked. */
@@ -74,7 +81,7 @@ export async function countAttempt(pool: Queryable, who: { email: string } | { u
                           ELSE NULL END,
       last_failed_at = CASE WHEN cur.was_locked THEN u.last_failed_at ELSE ${at} END
     FROM cur WHERE u.id = cur.id
-    RETURNING u.id, u.email, u.password_hash, u.totp_secret_enc, u.mfa_enrolled_at, u.failed_sign_ins, u.locked_until, cur.was_locked`);
+    RETURNING u.id, u.email, u.password_hash, u.totp_secret_enc, u.mfa_enrolled_at, u.failed_sign_ins, u.locked_until, u.email_verified_at, cur.was_locked`);
   if (!row) return null;
   const { was_locked: wasLocked, ...user } = row;
   return { user, allowed: !wasLocked };
@@ -82,6 +89,23 @@ export async function countAttempt(pool: Queryable, who: { email: string } | { u
 
 export async function clearFailures(pool: Queryable, userId: string): Promise<void> {
   await pool.query(sql.typeAlias('void')`UPDATE users SET failed_sign_ins = 0, locked_until = NULL WHERE id = ${userId}`);
+}
+
+/** A new password (already hashed); the failure count starts again. */
+export async function setPassword(pool: Queryable, userId: string, passwordHash: string): Promise<void> {
+  await pool.query(sql.typeAlias('void')`UPDATE users SET password_hash = ${passwordHash}, failed_sign_ins = 0, locked_until = NULL WHERE id = ${userId}`);
+}
+
+/**
+ * The address is proved (a mailed link was followed): kept from the first proof on. Returns the
+ * organisation named at sign-up, to create now (once: it is cleared in the same statement).
+ */
+export async function markEmailVerified(pool: Queryable, userId: string): Promise<{ email: string; organisation: string | null } | null> {
+  return pool.maybeOne(sql.type(z.object({ email: z.string(), organisation: z.string().nullable() }))`
+    UPDATE users u SET email_verified_at = COALESCE(u.email_verified_at, now()), signup_organisation = NULL
+    FROM (SELECT id, signup_organisation FROM users WHERE id = ${userId} FOR UPDATE) before
+    WHERE u.id = before.id
+    RETURNING u.email, before.signup_organisation AS organisation`);
 }
 
 export const isLocked = (user: User, now = new Date()) => user.locked_until !== null && user.locked_until.getTime() > now.getTime();

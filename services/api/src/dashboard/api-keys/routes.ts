@@ -3,6 +3,7 @@
 // signed-in member's customer: another customer's key id answers 404 like an unknown one.
 import { AccountError, createApiKey, listApiKeys, revokeApiKey, type AuditTrail } from '@gw/accounts';
 import type { Pool } from '@gw/db';
+import { mails, type Mailer } from '@gw/mail';
 import type { SecretBox } from '@gw/security';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { recordChange } from '../appends.ts';
@@ -15,6 +16,8 @@ export interface ApiKeyRoutesOptions {
   pool: Pool;
   box: SecretBox;
   audit: AuditTrail;
+  /** A notice to the member who made a key (a key sends on the organisation's behalf). */
+  mailer: Mailer;
   /** Forms that ask for a code again, per user and minute (guessing codes takes many). */
   stepUpPerMinute: number;
 }
@@ -59,6 +62,8 @@ export async function apiKeyRoutes(app: FastifyInstance, opts: ApiKeyRoutesOptio
       if (!(await stepUpPasses(opts.pool, opts.box, member(request), request.body?.code))) return again(STEP_UP_REFUSED);
       const created = await createApiKey(opts.pool, member(request).customer_id, name);
       await recordChange(opts.audit, request, { action: 'api_key.created', subjectId: created.key_id, details: { name } });
+      const me = member(request);
+      opts.mailer.deliver(me.email, mails.apiKeyCreated(me.customer_name ?? 'your organisation', name, created.key_id));
       // The key is in this answer only (no-store, like every page); the list never shows it again.
       return reply.page('api-keys', await page(request, { created: { key_id: created.key_id, name, api_key: created.api_key } }));
     },

@@ -69,7 +69,9 @@ describe('creating, pairing, disconnecting and deleting', () => {
     managerInstance = await managerInstanceOf(id);
     expect((await sim().call('GET', `/instance/connectionState/${managerInstance}`)).body.instance.state).toBe('connecting');
     const webhook = await sim().call('GET', `/webhook/find/${managerInstance}`);
-    expect(webhook.body.url).toMatch(new RegExp(`^https://gateway\\.test/integrations/instances/${id}/events/[A-Za-z0-9_-]{43}$`));
+    // The token goes in a header the manager sends with every post, never in the URL (access logs).
+    expect(webhook.body.url).toBe(`https://gateway.test/integrations/instances/${id}/events`);
+    expect(webhook.body.headers?.Authorization).toMatch(/^Bearer [A-Za-z0-9_-]{43}$/);
     await audited(customerId, 'instance.created', id);
 
     const list = await owner.client.get('/instances');

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { sql, z } from '@gw/db';
 import { useApiFixture } from '../../testing/api-fixture.ts';
-import { PageClient, signUpWithMfa, textOf, totpNow } from '../testing/page-client.ts';
+import { PageClient, signUpWithMfa, textOf, totpNow, verifyEmail } from '../testing/page-client.ts';
 import { memberWithRole } from '../testing/members.ts';
 
 // Invitations by link, role changes (with a code again) and their effect on sessions.
@@ -33,6 +33,9 @@ describe('invitations', () => {
     expect((await newcomer.get(path)).html).toContain('as <strong>developer</strong>');
     const joined = await newcomer.submit(path, `${path}/accept`, { password: 'a good long password' });
     expect(joined.location).toBe('/account/mfa');
+    // The link was shown to the inviter too: the new account proves its address from the mail first.
+    expect((await newcomer.get('/account')).location).toBe('/verify-email');
+    await verifyEmail(newcomer, email);
     expect((await newcomer.get('/account')).html).toContain('developer');
     expect((await new PageClient(app()).get(path)).status).toBe(404);
     const audit = await suite.fixture.record((r) => r.event.type === 'AccountChanged' && r.event.payload.action === 'member.joined' && r.event.payload.by === email, 'member.joined');

@@ -4,9 +4,11 @@
 // an owner makes or unmakes owners, and the last owner stays.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Pool } from '@gw/db';
+import { mails, type Mailer } from '@gw/mail';
 import type { SecretBox } from '@gw/security';
 import { hashPassword, PASSWORD_MAX, PASSWORD_MIN, passwordProblem } from '../accounts/passwords.ts';
-import { addMembership, createUser, EmailTaken, findUserByEmail } from '../accounts/users.ts';
+import { addMembership, createUser, EmailTaken, findUser, findUserByEmail } from '../accounts/users.ts';
+import { absoluteLink, sendVerification } from '../accounts/notices.ts';
 import { recordChange, type DashboardAppends } from '../appends.ts';
 import { requireStepUp, STEP_UP_REFUSED, stepUpPasses, stepUpRateLimit } from '../mfa/step-up.ts';
 import { isRole, ROLES, type Role } from '../roles/permissions.ts';
@@ -21,6 +23,10 @@ export interface MemberRoutesOptions {
   box: SecretBox;
   appends: DashboardAppends;
   publicBaseUrl: string;
+  /** Invitations are mailed (and shown once as a link); a member whose role changes gets a notice. */
+  mailer: Mailer;
+  /** How long the verification link mailed to a new account works. */
+  emailVerifyMs: number;
   secureCookies: boolean;
   /** Forms that ask for a code again, per user and minute. */
   stepUpPerMinute: number;
@@ -65,7 +71,9 @@ export async function memberRoutes(app: FastifyInstance, opts: MemberRoutesOptio
       const me = member(request);
       const token = await createInvite(opts.pool, { customerId: me.customer_id, email, role, invitedBy: me.user_id });
       await recordChange(opts.appends.audit, request, { action: 'member.invited', subjectId: email, details: { role } });
-      return reply.page('members', await page(request, { link: `${opts.publicBaseUrl.replace(/\/+$/, '')}/invites/${token}`, invitedEmail: email }));
+      const link = absoluteLink(opts.publicBaseUrl, `/invites/${token}`);
+      opts.mailer.deliver(email, mails.invitation(me.customer_name ?? 'an organisation', role, link, INVITE_DAYS));
+      return reply.page('members', await page(request, { link, invitedEmail: email }));
     },
   );
 
@@ -79,6 +87,8 @@ export async function memberRoutes(app: FastifyInstance, opts: MemberRoutesOptio
       await requireStepUp(opts.pool, opts.box, member(request), request.body.code);
       await setRole(opts.pool, member(request).customer_id, request.params.userId, role);
       await recordChange(opts.appends.audit, request, { action: 'member.role_changed', subjectId: request.params.userId, details: { from: previous, to: role } });
+      const changed = await findUser(opts.pool, request.params.userId);
+      if (changed && previous !== role) opts.mailer.deliver(changed.email, mails.roleChanged(member(request).customer_name ?? 'your organisation', previous, role));
       await privilegesChanged(request, reply, request.params.userId);
       return reply.redirect('/members', 303);
     },
@@ -122,6 +132,7 @@ export async function memberRoutes(app: FastifyInstance, opts: MemberRoutesOptio
       if (weak) return again(weak);
       let userId: string;
       try {
+        // Unverified like a sign-up: the link was shown to the inviter too, so it proves no mailbox.
         userId = await createUser(opts.pool, invite.email, await hashPassword(request.body!.password!));
       } catch (error) {
         if (error instanceof EmailTaken) throw new PageError(409, 'You have an account', `There is already an account for ${invite.email}. Sign in, then open the link again.`, { href: `/sign-in?next=${encodeURIComponent(`/invites/${request.params.token}`)}`, label: 'Sign in' });
@@ -130,7 +141,8 @@ export async function memberRoutes(app: FastifyInstance, opts: MemberRoutesOptio
       if (!(await acceptInvite(opts.pool, request.params.token))) throw new PageError(404, 'Invitation not found', 'This invitation was used already.');
       await addMembership(opts.pool, userId, invite.customer_id, invite.role);
       await opts.appends.audit.record({ customerId: invite.customer_id, action: 'member.joined', subjectId: userId, by: invite.email, via: 'dashboard', details: { role: invite.role } });
-      setSessionCookie(reply, await openSession(opts.pool, { userId, customerId: invite.customer_id, stage: 'full', mfaAt: null }), opts.secureCookies);
+      await sendVerification(opts, userId, invite.email);
+      setSessionCookie(reply, await openSession(opts.pool, { userId, customerId: invite.customer_id, stage: 'full', mfaAt: null, userAgent: request.headers['user-agent'] }), opts.secureCookies);
       return reply.redirect('/account/mfa', 303);
     },
   );

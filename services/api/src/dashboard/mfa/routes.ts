@@ -7,6 +7,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { AuditTrail } from '@gw/accounts';
 import type { Pool } from '@gw/db';
+import { mails, type Mailer } from '@gw/mail';
 import type { SecretBox } from '@gw/security';
 import { form, text } from '../forms.ts';
 import { securityLog } from '../plugins/security-log.ts';
@@ -20,6 +21,8 @@ export interface MfaRoutesOptions {
   pool: Pool;
   box: SecretBox;
   audit: AuditTrail;
+  /** A notice mail for every new or replaced second factor. */
+  mailer: Mailer;
   secureCookies: boolean;
   /** Code checks per user and minute. */
   stepUpPerMinute: number;
@@ -75,6 +78,7 @@ export async function mfaRoutes(app: FastifyInstance, opts: MfaRoutesOptions): P
       await saveEnrolment(opts.pool, opts.box, account.user_id, pending.secret, codes, step);
       if (replacing) await closeOtherSessions(opts.pool, account.user_id, account.id_hash);
       securityLog(request, replacing ? 'second_factor.replaced' : 'second_factor.enrolled');
+      opts.mailer.deliver(account.email, mails.secondFactorChanged(replacing));
       if (account.customer_id) await opts.audit.record({ customerId: account.customer_id, action: replacing ? 'user.mfa_replaced' : 'user.mfa_enrolled', subjectId: account.user_id, by: account.email, via: 'dashboard' });
       // A change of privilege: the session moves to a new id.
       const id = await rotateSession(opts.pool, account.id_hash, { mfaAt: new Date() });

@@ -1,6 +1,7 @@
 // The dashboard's security log: one structured line per event a security review or an incident
 // responder looks for (sign-ins and their failures, lockouts, second-factor changes, role
-// changes, API keys made and revoked, and every 401/403 refusal), each with `security: true` so
+// changes, API keys made and revoked, sign-ups, address verifications, password resets and
+// changes, sessions ended, and every 401/403 refusal), each with `security: true` so
 // a log pipeline can route them apart. Never a password, code, secret, email typed at sign-in,
 // phone number or message text: ids, the route, the client address and the outcome only.
 import type { FastifyRequest } from 'fastify';
@@ -17,7 +18,16 @@ export type SecurityEvent =
   | 'member.invited'
   | 'api_key.created'
   | 'api_key.revoked'
-  | 'request.refused';
+  | 'request.refused'
+  | 'sign_up.started'
+  | 'sign_up.address_taken'
+  | 'email.verification_sent'
+  | 'email.verified'
+  | 'password.reset_requested'
+  | 'password.reset'
+  | 'password.changed'
+  | 'password.change_failed'
+  | 'session.ended';
 
 export interface SecurityFields {
   userId?: string | null;

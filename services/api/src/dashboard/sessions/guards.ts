@@ -34,6 +34,7 @@ export function requirePermission(permission: Permission): preHandlerAsyncHookHa
       throw new PageError(401, 'Signed out', request.sessionEnded ? 'Your session ended. Sign in again, then repeat what you were doing.' : 'Sign in first.', { href: '/sign-in', label: 'Sign in' });
     }
     if (account.stage !== 'full') return reply.redirect('/sign-in/code', 303);
+    if (!account.email_verified) return unverified(request, reply);
     if (!account.customer_id || !account.role) throw new PageError(403, 'No organisation', 'Your account belongs to no organisation. Ask its owner for an invitation.');
     if (!can(account.role, permission)) {
       throw new PageError(403, 'Not allowed', `Your role (${account.role}) does not allow this. Ask an owner or admin of ${account.customer_name ?? 'your organisation'}.`);
@@ -67,4 +68,14 @@ export const requireSignedIn: preHandlerAsyncHookHandler = async function signed
     throw new PageError(401, 'Signed out', 'Sign in first.', { href: '/sign-in', label: 'Sign in' });
   }
   if (request.account.stage !== 'full') return reply.redirect('/sign-in/code', 303);
+  if (!request.account.email_verified) return unverified(request, reply);
 };
+
+/**
+ * An account whose address is not proved yet can do nothing but verify it or ask for the link
+ * again: every page goes to "check your inbox", every form is refused (403).
+ */
+async function unverified(request: FastifyRequest, reply: FastifyReply) {
+  if (isRead(request)) return reply.redirect('/verify-email', 303);
+  throw new PageError(403, 'Confirm your email first', 'Open the link we mailed you to confirm your address; until then your account can do nothing else.', { href: '/verify-email', label: 'Check your inbox' });
+}

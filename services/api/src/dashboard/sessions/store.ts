@@ -22,6 +22,8 @@ export const SignedInRow = z.object({
   role: z.enum(['owner', 'admin', 'developer', 'compliance', 'viewer']).nullable(),
   stage: z.enum(['password', 'full']),
   mfa_enrolled: z.boolean(),
+  /** The address is proved: until then the account can only verify it (or ask for the link again). */
+  email_verified: z.boolean(),
   mfa_at: z.date().nullable(),
   created_at: z.date(),
   last_seen_at: z.date(),
@@ -37,11 +39,11 @@ export type SessionLookup = { kind: 'none' } | { kind: 'expired' } | { kind: 'li
 const newSessionId = () => randomBytes(32).toString('base64url');
 
 /** Opens a session (a fresh id, never one the client chose) and returns the id for the cookie. */
-export async function openSession(pool: Queryable, input: { userId: string; customerId: string | null; stage: SessionStage; mfaAt: Date | null }): Promise<string> {
+export async function openSession(pool: Queryable, input: { userId: string; customerId: string | null; stage: SessionStage; mfaAt: Date | null; userAgent?: string | undefined }): Promise<string> {
   const id = newSessionId();
   await pool.query(sql.typeAlias('void')`
-    INSERT INTO dashboard_sessions (id_hash, user_id, customer_id, stage, mfa_at)
-    VALUES (${sql.binary(hashSecret(id))}, ${input.userId}, ${input.customerId}, ${input.stage}, ${input.mfaAt ? sql.timestamp(input.mfaAt) : null})`);
+    INSERT INTO dashboard_sessions (id_hash, user_id, customer_id, stage, mfa_at, user_agent)
+    VALUES (${sql.binary(hashSecret(id))}, ${input.userId}, ${input.customerId}, ${input.stage}, ${input.mfaAt ? sql.timestamp(input.mfaAt) : null}, ${input.userAgent ? input.userAgent.slice(0, 300) : null})`);
   return id;
 }
 
@@ -53,7 +55,7 @@ export async function findSession(pool: Queryable, id: string, timeouts: Session
   const idHash = hashSecret(id);
   const row = await pool.maybeOne(sql.type(SignedInRow)`
     SELECT s.id_hash, s.user_id, u.email, s.customer_id, c.name AS customer_name, m.role, s.stage,
-           (u.mfa_enrolled_at IS NOT NULL) AS mfa_enrolled, s.mfa_at, s.created_at, s.last_seen_at
+           (u.mfa_enrolled_at IS NOT NULL) AS mfa_enrolled, (u.email_verified_at IS NOT NULL) AS email_verified, s.mfa_at, s.created_at, s.last_seen_at
     FROM dashboard_sessions s
     JOIN users u ON u.id = s.user_id
     LEFT JOIN customers c ON c.id = s.customer_id
@@ -102,4 +104,22 @@ export async function closeOtherSessions(pool: Queryable, userId: string, keepId
 export async function closeAllSessions(pool: Queryable, userId: string): Promise<number> {
   const result = await pool.query(sql.typeAlias('void')`DELETE FROM dashboard_sessions WHERE user_id = ${userId}`);
   return result.rowCount;
+}
+
+/** A session as the account page lists it: `ref` names it in a form (a hash of the stored hash: it opens nothing). */
+export const SessionListRow = z.object({ ref: z.string(), created_at: z.date(), last_seen_at: z.date(), user_agent: z.string().nullable(), stage: z.enum(['password', 'full']), current: z.boolean() });
+export type ListedSession = z.infer<typeof SessionListRow>;
+
+/** The user's sessions, the newest first; `current` marks the one asking. */
+export async function listSessions(pool: Queryable, userId: string, currentIdHash: Buffer): Promise<readonly ListedSession[]> {
+  return pool.any(sql.type(SessionListRow)`
+    SELECT encode(sha256(id_hash), 'hex') AS ref, created_at, last_seen_at, user_agent, stage, (id_hash = ${sql.binary(currentIdHash)}) AS current
+    FROM dashboard_sessions WHERE user_id = ${userId} ORDER BY created_at DESC`);
+}
+
+/** Ends one of the user's sessions by its ref; false when the user has no such session. */
+export async function closeSessionByRef(pool: Queryable, userId: string, ref: string): Promise<boolean> {
+  if (!/^[0-9a-f]{64}$/.test(ref)) return false;
+  const result = await pool.query(sql.typeAlias('void')`DELETE FROM dashboard_sessions WHERE user_id = ${userId} AND encode(sha256(id_hash), 'hex') = ${ref}`);
+  return result.rowCount === 1;
 }

@@ -21,7 +21,7 @@ const PASSWORD = 'a long enough test password';
 /** A user of `customerId` with `role`, MFA enrolled, signed in with both factors. */
 export async function memberWithRole(app: FastifyInstance, pool: Pool, box: SecretBox, customerId: string, role: Role): Promise<TestMember> {
   const email = `${role}-${Math.random().toString(36).slice(2)}@example.test`;
-  const userId = await createUser(pool, email, await hashPassword(PASSWORD));
+  const userId = await createUser(pool, email, await hashPassword(PASSWORD), { verified: true });
   await addMembership(pool, userId, customerId, role);
   const secret = newTotpSecret();
   await saveEnrolment(pool, box, userId, secret, newRecoveryCodes());

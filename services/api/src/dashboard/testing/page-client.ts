@@ -4,6 +4,7 @@
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { generate } from 'otplib';
 import { sql, type Queryable } from '@gw/db';
+import { linkIn, type MailCatcher } from '../../../../../test/support/mail-catcher.ts';
 
 export interface Page {
   status: number;
@@ -51,6 +52,26 @@ export async function totpNow(secret: string): Promise<string> {
   return generate({ secret });
 }
 
+let inbox: MailCatcher | null = null;
+
+/** The mail catcher the app sends to (the API fixture sets it): sign-up helpers read their links there. */
+export function useInbox(catcher: MailCatcher | null): void {
+  inbox = catcher;
+}
+
+/** The catcher set by the fixture (tests read notices from it). */
+export function mailCatcher(): MailCatcher {
+  if (!inbox) throw new Error('no mail catcher: use the API fixture');
+  return inbox;
+}
+
+/** Confirms the address by the link in the newest verification mail to it, as its owner would. */
+export async function verifyEmail(client: PageClient, email: string): Promise<Page> {
+  const mail = await mailCatcher().waitFor(email, /Confirm your email address/);
+  const path = new URL(linkIn(mail, '/verify-email/')).pathname;
+  return client.submit(path, path, {});
+}
+
 export class PageClient {
   readonly cookies = new Map<string, string>();
 
@@ -94,6 +115,11 @@ export async function signUpWithMfa(app: FastifyInstance, input: { organisation?
   const password = input.password ?? 'correct horse battery';
   const signUp = await client.submit('/sign-up', '/sign-up', { organisation: input.organisation ?? 'Acme Clinics', email, password });
   if (signUp.status !== 303) throw new Error(`sign-up answered ${signUp.status}`);
+  // The address is proved from the mail first, then the owner signs in.
+  const verified = await verifyEmail(client, email);
+  if (verified.status !== 303) throw new Error(`verifying the address answered ${verified.status}`);
+  const signIn = await client.submit('/sign-in', '/sign-in', { email, password });
+  if (signIn.status !== 303) throw new Error(`sign-in answered ${signIn.status}`);
   const enrol = await client.get('/account/mfa');
   const secret = textOf(enrol.html, 'totp-secret');
   if (!secret) throw new Error('the enrolment page shows no secret');
