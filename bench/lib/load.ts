@@ -9,7 +9,7 @@ export interface LoadTarget {
   headers: Record<string, string>;
   /** The JSON body of request number n (distinct per request). */
   body(n: number): unknown;
-  /** Optional classification of 2xx bodies, e.g. "sent" vs "pending". */
+  /** Optional classification of 2xx bodies, e.g. "sent" vs "queued". */
   classify?(status: number, body: string): string | null;
   /** Per-request headers on top of `headers` (e.g. each request as one of several customers). */
   headersFor?(n: number): Record<string, string>;

@@ -1,7 +1,7 @@
 // Customers' clients as a demanding customer writes them: every message has its own
 // Idempotency-Key, and a client retries with that key until it has a final answer (sent, or a
 // definitive refusal or failure), whatever happens in between: connection refused while the API
-// restarts, 500 while the broker is away, "pending" while a send is being resolved.
+// restarts, 500 while the broker is away, "queued" while a send is being resolved.
 
 export type FinalAnswer = 'sent' | 'failed' | 'refused';
 

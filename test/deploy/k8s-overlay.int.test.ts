@@ -32,7 +32,7 @@ beforeAll(() => {
       '',
     ].join('\n'),
   );
-  writeFileSync(join(overlay, 'gateway-secrets.env'), 'GATEWAY_SECRET_KEY=not-a-real-key-0123456789\nDATABASE_URL=postgres://gateway@db.example.com:5432/chat_gateway\nSIM_GLOBAL_API_KEY=manager-key\n');
+  writeFileSync(join(overlay, 'gateway-secrets.env'), 'GATEWAY_SECRET_KEY=not-a-real-key-0123456789\nDATABASE_URL=postgres://gateway@db.example.com:5432/chat_gateway\nMANAGER_GLOBAL_API_KEY=manager-key\n');
   docs = render(k8sTools().kubectl, overlay);
 });
 
@@ -52,7 +52,7 @@ describe('an overlay of deploy/k8s', () => {
     expect(secrets).toHaveLength(1);
     const [secret] = secrets;
     const decoded = Object.fromEntries(Object.entries(secret!.data ?? {}).map(([key, value]) => [key, Buffer.from(value, 'base64').toString('utf8')]));
-    expect(decoded).toEqual({ GATEWAY_SECRET_KEY: 'not-a-real-key-0123456789', DATABASE_URL: 'postgres://gateway@db.example.com:5432/chat_gateway', SIM_GLOBAL_API_KEY: 'manager-key' });
+    expect(decoded).toEqual({ GATEWAY_SECRET_KEY: 'not-a-real-key-0123456789', DATABASE_URL: 'postgres://gateway@db.example.com:5432/chat_gateway', MANAGER_GLOBAL_API_KEY: 'manager-key' });
     const refs = [...workloads(docs), ...ofKind(docs, 'Job')]
       .flatMap((owner) => allContainers(podOf(owner)))
       .flatMap((c) => (c.env ?? []).map((e) => e.valueFrom?.secretKeyRef?.name).filter((name): name is string => name?.startsWith('gateway-secrets') ?? false));

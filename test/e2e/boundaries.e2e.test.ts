@@ -17,7 +17,9 @@ const suite = useStack({ services: ['api', 'policy', 'delivery', 'instance-event
 const managerWebhook = async (account: DemoAccount) => {
   const manager = await suite.db.oneFirst(sql.type(z.object({ manager_instance: z.string() }))`SELECT manager_instance FROM instances WHERE id = ${account.instance_id}`);
   const hook = await suite.stack.simulator.call('GET', `/webhook/find/${manager}`);
-  return { url: hook.body.url as string, manager };
+  // The manager posts with the ingest token in its Authorization header (the URL carries none).
+  const headers = { 'content-type': 'application/json', authorization: String(hook.body.headers?.Authorization) };
+  return { url: hook.body.url as string, manager, headers };
 };
 
 const upsert = (instance: string, remoteJid: string, text: string) => ({
@@ -57,17 +59,17 @@ describe('the boundaries', () => {
 
   it('the ingest refuses a manager event whose sender is not a JID, records it with its reason, and maps nothing', async () => {
     const account = await demoAccount(suite.stack);
-    const { url, manager } = await managerWebhook(account);
-    const bad = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(upsert(manager, '\u0000', 'STOP')) });
+    const { url, manager, headers } = await managerWebhook(account);
+    const bad = await fetch(url, { method: 'POST', headers, body: JSON.stringify(upsert(manager, '\u0000', 'STOP')) });
     expect(bad.status).toBe(400);
     expect(await bad.json()).toMatchObject({ success: false, error: 'validation_error', details: { reason: expect.stringMatching(/remoteJid contains a NUL/) } });
     const rejected = await suite.db.any(sql.type(z.object({ event: z.string(), reason: z.string(), stage: z.string() }))`SELECT event, reason, stage FROM instance_event_rejections WHERE instance_id = ${account.instance_id}`);
     expect(rejected).toEqual([{ event: 'messages.upsert', reason: 'data.key.remoteJid contains a NUL character', stage: 'ingest' }]);
     for (const jid of ['STOP', '+14155558802', '14155558802@example.com', '12@s.whatsapp.net']) {
-      expect((await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(upsert(manager, jid, 'STOP')) })).status).toBe(400);
+      expect((await fetch(url, { method: 'POST', headers, body: JSON.stringify(upsert(manager, jid, 'STOP')) })).status).toBe(400);
     }
     // The instance's good events still go through: an opt-out from a real number.
-    expect((await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(upsert(manager, '14155558803@s.whatsapp.net', 'STOP')) })).status).toBe(200);
+    expect((await fetch(url, { method: 'POST', headers, body: JSON.stringify(upsert(manager, '14155558803@s.whatsapp.net', 'STOP')) })).status).toBe(200);
     await until(async () => (await suite.db.query(sql.unsafe`SELECT 1 FROM suppressions WHERE customer_id = ${account.customer_id}`)).rowCount === 1, 20_000, 'the good opt-out');
     const suppressed = await suite.db.any(sql.type(z.object({ recipient: z.string() }))`SELECT recipient FROM suppressions WHERE customer_id = ${account.customer_id}`);
     expect(suppressed).toEqual([{ recipient: '+14155558803' }]);

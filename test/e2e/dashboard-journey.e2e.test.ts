@@ -1,14 +1,17 @@
 // The dashboard's setup journey in a real browser (Debian's chromium through playwright-core),
 // against the whole stack as the other e2e tests start it, in the order the product gives: sign
-// up with two-factor authentication, create an instance and pair it (on the simulator's phone
-// page), create an API key and send with it, point the webhook at a receiver and resend a
-// delivery. One test, as a customer goes through it; every page is saved as a screenshot
-// (.run/test-results/screenshots/dashboard-journey/), desktop and, for some, a phone's width.
+// up, prove the address by the link mailed to it, turn on two-factor authentication, create an
+// instance and pair it (on the simulator's phone page), create an API key and send with it, point
+// the webhook at a receiver and resend a delivery. One test, as a customer goes through it; every
+// page is saved as a screenshot (.run/test-results/screenshots/dashboard-journey/), desktop and,
+// for some, a phone's width. Recovery (a forgotten password, a new authenticator) is
+// dashboard-recovery.e2e.test.ts.
 import type { Page } from 'playwright-core';
 import { afterAll, describe, expect, it } from 'vitest';
 import { sql, z } from '@gw/db';
 import { OPEN_LIMITS, unusedTotpCode, withOperator } from '../support/accounts.ts';
 import { Screenshots, totpCode, useBrowser } from '../support/browser.ts';
+import { linkIn } from '../support/mail-catcher.ts';
 import { send } from '../support/http.ts';
 import { useStack } from '../support/suite.ts';
 import { setLimits, setPlan } from '../../services/gatewayctl/src/policy/commands.ts';
@@ -60,6 +63,26 @@ async function journey(page: Page, shots: Screenshots): Promise<void> {
   await shots.take(page, 'sign-up');
   await shots.takeNarrow(page, 'sign-up');
   await page.getByRole('button', { name: 'Create account' }).click();
+
+  // Sign-up signs nobody in: it asks to prove the address first, by the link in a mail (read from
+  // the stack's mail catcher, as its owner reads the inbox), confirmed with a button.
+  await page.getByRole('heading', { level: 1, name: 'Check your inbox' }).waitFor();
+  expect(new URL(page.url()).pathname).toBe('/verify-email');
+  await shots.take(page, 'check-your-inbox');
+  await shots.takeNarrow(page, 'check-your-inbox');
+  const verification = await suite.stack.mail.waitFor(email, /^Confirm your email address$/);
+  const link = linkIn(verification, '/verify-email/');
+  expect(new URL(link).origin, 'the link leads to this dashboard').toBe(new URL(base).origin);
+  await page.goto(link);
+  await page.getByRole('heading', { level: 1, name: 'Confirm your email address' }).waitFor();
+  await shots.take(page, 'confirm-email');
+  await page.getByRole('button', { name: 'Confirm my email address' }).click();
+  // Confirmed: the organisation exists now; the owner signs in and goes on to two-factor set-up.
+  await page.getByText('Your email address is confirmed. Sign in to continue.').waitFor();
+  await shots.take(page, 'email-confirmed-sign-in');
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
 
   await page.getByRole('heading', { name: 'Two-factor authentication' }).waitFor();
   expect(new URL(page.url()).pathname).toBe('/account/mfa');

@@ -168,9 +168,9 @@ describe('instance events in', () => {
       });
       await pool.end();
       const result = await send(stack.apiUrl, account.api_key, { instance_id: lost.instance_id, phone: freshPhone(), message: 'Your visit is confirmed.', message_purpose: 'transactional' });
-      // Never "failed" while it may have been sent: pending, then message.failed for the customer.
+      // Never "failed" while it may have been sent: queued, then message.failed for the customer.
       expect(result.status, JSON.stringify(result.body)).toBe(200);
-      expect(result.body.status).toBe('pending');
+      expect(result.body.status).toBe('queued');
       const failed = await until(async () => {
         const row = await db.maybeOne(sql.type(z.object({ state: z.string(), failure_reason: z.string().nullable() }))`SELECT state, failure_reason FROM deliveries WHERE message_id = ${result.body.message_id}`);
         return row?.state === 'failed';

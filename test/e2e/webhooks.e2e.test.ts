@@ -1,7 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql, z } from '@gw/db';
-import { resolveSubscription, type WebhookEventName } from '@gw/webhooks';
+import { resolveSubscription, withWebhookId, type WebhookEventName } from '@gw/webhooks';
 import { demoAccount, type DemoAccount } from '../support/accounts.ts';
 import { gatewayctl } from '../support/cli.ts';
 import { send } from '../support/http.ts';
@@ -67,6 +67,9 @@ function signatureValid(request: ReceivedWebhook, secret: string): boolean {
   return actual.length === expected.length && timingSafeEqual(actual, expected);
 }
 
+/** The body as posted: the appended event's body with the delivery id as webhook_id (docs/webhooks.md). */
+const posted = (q: ReceivedWebhook, payload: string) => withWebhookId(payload, String(q.headers['webhook-id']));
+
 const ofInstance = (r: WebhookReceiver, account: DemoAccount) => r.received.filter((q) => q.body.instance_id === account.instance_id);
 
 async function deliveries(account: DemoAccount) {
@@ -103,7 +106,7 @@ describe('customer webhooks', () => {
 
     for (const s of subs) {
       const expected = emitted.filter((e) => e.instance_id === s.account.instance_id && s.events.includes(e.event as WebhookEventName));
-      await until(async () => expected.every((e) => s.r.received.some((q) => q.raw.toString('utf8') === e.payload)), 20_000, `${s.events.length} events at the receiver for ${s.account.instance_id}`);
+      await until(async () => expected.every((e) => s.r.received.some((q) => q.raw.toString('utf8') === posted(q, e.payload))), 20_000, `${s.events.length} events at the receiver for ${s.account.instance_id}`);
     }
     for (const s of subs) {
       // Everything this receiver got is its own instance's, of a subscribed kind (pairing may add real instance events).
@@ -113,14 +116,14 @@ describe('customer webhooks', () => {
         expect(q.headers['x-chat-gateway-event']).toBe(q.body.event);
         expect(q.headers['content-type']).toBe('application/json');
         expect(q.headers['x-chat-gateway-delivery']).toMatch(/^whd_[0-9a-f]{32}$/);
+        expect(q.headers['webhook-id']).toBe(q.headers['x-chat-gateway-delivery']);
         expect(Math.abs(Number(q.headers['x-chat-gateway-timestamp']) - Date.now() / 1000)).toBeLessThan(300);
         expect(signatureValid(q, s.secret)).toBe(true);
         expect(signatureValid(q, subs.find((o) => o !== s)!.secret)).toBe(false);
       }
       // Of the events appended for it, exactly the subscribed ones arrived, each once.
       const mine = emitted.filter((e) => e.instance_id === s.account.instance_id);
-      const bodies = s.r.received.map((q) => q.raw.toString('utf8'));
-      for (const e of mine) expect(bodies.filter((b) => b === e.payload).length).toBe(s.events.includes(e.event as WebhookEventName) ? 1 : 0);
+      for (const e of mine) expect(s.r.received.filter((q) => q.raw.toString('utf8') === posted(q, e.payload)).length).toBe(s.events.includes(e.event as WebhookEventName) ? 1 : 0);
     }
     // Nothing of the instance without a webhook reached anyone.
     for (const s of subs) expect(ofInstance(s.r, silent)).toEqual([]);

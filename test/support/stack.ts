@@ -127,8 +127,8 @@ export async function startStack(services: StackServiceName[] = ['api', 'policy'
     ...isolation.env,
     // Every process knows the first process's port of each service (gatewayctl run by tests reads these).
     ...Object.fromEntries(allServices.map((service) => [PORT_VARIABLE[service], String(portOf(service))])),
-    SIMULATOR_URL: simulator.baseUrl,
-    SIM_GLOBAL_API_KEY: simulator.globalKey,
+    MANAGER_URL: simulator.baseUrl,
+    MANAGER_GLOBAL_API_KEY: simulator.globalKey,
     SMTP_URL: mail.smtpUrl,
     // The services shut down should this process die without stopping them (libs/runtime).
     STOP_WITH_PARENT_PID: String(process.pid),

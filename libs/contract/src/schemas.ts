@@ -27,7 +27,7 @@ export const SendMessageSuccessSchema = {
   required: ['success', 'status', 'message_id', 'log_id'],
   properties: {
     success: { type: 'boolean', enum: [true] },
-    status: { type: 'string', description: 'sent, or queued when delivery is still in progress at the deadline' },
+    status: { type: 'string', enum: ['sent', 'queued'], description: 'sent, or queued when delivery is still in progress at the deadline' },
     message_id: { type: 'string', description: 'Identifier of the sent message' },
     log_id: { type: 'integer', description: 'Identifier of the send log entry' },
   },

@@ -1,10 +1,14 @@
-import { runner } from 'node-pg-migrate';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { runner } from 'node-pg-migrate';
+import pg from 'pg';
 import { UniqueIntegrityConstraintViolationError } from 'slonik';
 import { createPool, type Pool } from './pool.ts';
 import { sql } from './sql.ts';
 
 const MIGRATIONS_DIR = fileURLToPath(new URL('../migrations/', import.meta.url));
+const FUNCTIONS_DIR = fileURLToPath(new URL('../functions/', import.meta.url));
 
 /** The database a URL names, and a URL of the server's own `postgres` database to manage it from. */
 function target(databaseUrl: string): { name: string; serverUrl: string } {
@@ -44,7 +48,10 @@ export async function dropDatabase(databaseUrl: string): Promise<void> {
   await onServer(serverUrl, (pool) => pool.query(sql.typeAlias('void')`DROP DATABASE IF EXISTS ${sql.identifier([name])} WITH (FORCE)`));
 }
 
-/** Applies every pending versioned migration in migrations/ (node-pg-migrate, SQL files). */
+/**
+ * Applies every pending versioned migration in migrations/ (node-pg-migrate, SQL files), then the
+ * repeatable definitions in functions/.
+ */
 export async function migrate(databaseUrl: string, log: (line: string) => void = () => undefined): Promise<void> {
   await ensureDatabase(databaseUrl);
   await runner({
@@ -58,4 +65,32 @@ export async function migrate(databaseUrl: string, log: (line: string) => void =
     log,
     verbose: false,
   });
+  await applyFunctions(databaseUrl, log);
+}
+
+/**
+ * The repeatable step: every functions/*.sql (CREATE OR REPLACE, one definition per function, in
+ * name order) applied on every migrate, after the numbered migrations whose tables they use. One
+ * transaction under an advisory lock: two processes migrating at once would otherwise race on the
+ * catalog ("tuple concurrently updated"). Plain node-postgres, as node-pg-migrate runs the numbered
+ * files: a file is sent as it is (a function body is one statement with `$$` quoting).
+ */
+export async function applyFunctions(databaseUrl: string, log: (line: string) => void = () => undefined): Promise<void> {
+  const files = readdirSync(FUNCTIONS_DIR).filter((file) => file.endsWith('.sql')).sort();
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    await client.query('BEGIN');
+    await client.query("SELECT pg_advisory_xact_lock(hashtext('gw-db-functions'))");
+    for (const file of files) {
+      await client.query(readFileSync(join(FUNCTIONS_DIR, file), 'utf8'));
+      log(`applied functions/${file}`);
+    }
+    await client.query('COMMIT');
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw error;
+  } finally {
+    await client.end();
+  }
 }

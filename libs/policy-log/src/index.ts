@@ -4,4 +4,4 @@ export { toDecidedEvent, toSendCommand } from './decided-event.ts';
 export { engineStep, type StepResult } from './engine-step.ts';
 export { toLogRow, fromLogRow, storedCopy, PolicyLogRow, type NewPolicyLogRow } from './entry.ts';
 export { insertEntries } from './store.ts';
-export { project, ProjectionBatch, ProjectionChanges, type SuppressionOp } from './projections.ts';
+export { applyPolicyBatch, ProjectionChanges, type PolicyBatchWrite, type SuppressionOp } from './projections.ts';

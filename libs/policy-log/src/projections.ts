@@ -1,5 +1,7 @@
-import { sql, type Queryable } from '@gw/db';
-import { recipientKey, type PolicyEvent } from '@gw/policy';
+import { jsonOf, sql, type Queryable } from '@gw/db';
+import type { SendDecided } from '@gw/events';
+import { recipientKey, type CustomerPolicyState, type PolicyEvent } from '@gw/policy';
+import { toLogRow } from './entry.ts';
 
 /** A change of the suppressions table; each is also a suppression_history row (with its cause). */
 export interface SuppressionOp {
@@ -19,8 +21,8 @@ export interface SuppressionOp {
 /**
  * What the folded events change in the queryable suppression and quota tables: quota increments
  * summed per customer and window, suppression changes kept in order (an add and a remove of one
- * recipient must not swap). Pure: the policy consumer writes it with its batch statement, the
- * projection rebuild with ProjectionBatch.
+ * recipient must not swap). Pure: the policy consumer and the projection rebuild both write it
+ * with applyPolicyBatch.
  */
 export class ProjectionChanges {
   readonly quota = new Map<string, { customerId: string; windowKey: string; used: number }>();
@@ -59,48 +61,52 @@ export class ProjectionChanges {
   }
 }
 
-/** Collects projection changes and writes them on flush (tools and the projection rebuild). */
-export class ProjectionBatch {
-  private changes = new ProjectionChanges();
-
-  constructor(private readonly db: Queryable) {}
-
-  async add(event: PolicyEvent): Promise<void> {
-    this.changes.add(event);
-  }
-
-  async flush(): Promise<void> {
-    const { quota, suppressions } = this.changes;
-    this.changes = new ProjectionChanges();
-    for (const change of suppressions) await writeSuppression(this.db, change);
-    if (quota.size === 0) return;
-    const rows = [...quota.values()];
-    await this.db.query(sql.typeAlias('void')`
-      INSERT INTO quota_usage (customer_id, window_key, used)
-      SELECT * FROM ${sql.unnest(rows.map((r) => [r.customerId, r.windowKey, r.used]), ['text', 'text', 'int4'])}
-      ON CONFLICT (customer_id, window_key) DO UPDATE SET used = quota_usage.used + EXCLUDED.used`);
-  }
+/**
+ * Everything one batch of customer-events changes in the policy projections: the partition's
+ * offset (fenced on the one expected), its chain (moved only when lastLogId is not null, fenced on
+ * expectedHead), the new policy-log entries, the folded fact ids, the customers' new states and
+ * the projection changes.
+ */
+export interface PolicyBatchWrite {
+  topic: string;
+  partition: number;
+  expectedOffset: bigint;
+  nextOffset: bigint;
+  expectedHead: string;
+  head: string;
+  lastLogId: number | null;
+  entries: SendDecided[];
+  states: Map<string, CustomerPolicyState>;
+  quota: ProjectionChanges['quota'];
+  suppressions: SuppressionOp[];
+  factIds: string[];
 }
 
-/** One event at a time (tools and tests); the consumer batches with ProjectionBatch. */
-export async function project(db: Queryable, event: PolicyEvent): Promise<void> {
-  const batch = new ProjectionBatch(db);
-  await batch.add(event);
-  await batch.flush();
-}
-
-async function writeSuppression(db: Queryable, change: SuppressionOp): Promise<void> {
+/**
+ * Writes a batch in one statement, policy_apply_batch (libs/db/functions/policy_apply_batch.sql),
+ * or nothing if its fence fails. The one writer of these tables: the policy consumer and the
+ * projection rebuild both come here, so a rebuilt projection is the consumer's by construction.
+ * The batches travel as JSON made by JSON.stringify (jsonOf): the send path's hot statement.
+ */
+export async function applyPolicyBatch(db: Queryable, write: PolicyBatchWrite): Promise<void> {
+  const stateIds = [...write.states.keys()];
+  const quota = [...write.quota.values()];
+  // In FROM, so the function's void result is a row without columns (the void type alias expects none).
   await db.query(sql.typeAlias('void')`
-    INSERT INTO suppression_history (customer_id, recipient, action, source, reason, created_by, at, instance_id, inbound_message_id, linked_from)
-    VALUES (${change.customer_id}, ${change.recipient}, ${change.op === 'add' ? 'suppressed' : 'unsuppressed'}, ${change.source}, ${change.reason},
-            ${change.created_by}, to_timestamp(${change.at} / 1000.0), ${change.instance_id}, ${change.inbound_message_id}, ${change.linked_from})`);
-  if (change.op === 'add') {
-    await db.query(sql.typeAlias('void')`
-      INSERT INTO suppressions (customer_id, recipient, source, reason, created_by, created_at)
-      VALUES (${change.customer_id}, ${change.recipient}, ${change.source}, ${change.reason}, ${change.created_by}, to_timestamp(${change.at} / 1000.0))
-      ON CONFLICT (customer_id, recipient, source) DO UPDATE SET reason = EXCLUDED.reason, created_by = EXCLUDED.created_by, created_at = EXCLUDED.created_at`);
-    return;
-  }
-  await db.query(sql.typeAlias('void')`
-    DELETE FROM suppressions WHERE customer_id = ${change.customer_id} AND recipient = ${change.recipient} AND source = ${change.source}`);
+    SELECT FROM policy_apply_batch(
+      ${write.topic},
+      ${write.partition},
+      ${write.expectedOffset.toString()},
+      ${write.nextOffset.toString()},
+      ${write.expectedHead},
+      ${write.head},
+      ${write.lastLogId},
+      ${jsonOf(write.entries.map(toLogRow))},
+      ${sql.array(stateIds, 'text')},
+      ${jsonOf(stateIds.map((id) => write.states.get(id)))},
+      ${sql.array(quota.map((q) => q.customerId), 'text')},
+      ${sql.array(quota.map((q) => q.windowKey), 'text')},
+      ${sql.array(quota.map((q) => q.used), 'int4')},
+      ${jsonOf(write.suppressions)},
+      ${sql.array(write.factIds, 'text')})`);
 }

@@ -4,8 +4,9 @@ import { toLogRow } from './entry.ts';
 
 /**
  * Inserts policy-log entries into the Postgres projection; an entry already there (same log_id
- * or command) is left as it is. Used by the projection rebuild (the consumer writes through
- * policy_apply_batch, which inserts rows made the same way).
+ * or command) is left as it is. Used by the projection rebuild for the entries recorded on the
+ * decisions topic, and by tests (new decisions are written by applyPolicyBatch, with rows made the
+ * same way).
  */
 export async function insertEntries(db: Queryable, entries: SendDecided[]): Promise<number> {
   if (entries.length === 0) return 0;

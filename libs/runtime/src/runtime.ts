@@ -1,5 +1,5 @@
 import Fastify, { type FastifyInstance } from 'fastify';
-import { loadConfig, type GatewayConfig } from '@gw/config';
+import { loadConfig, processSetting, type GatewayConfig } from '@gw/config';
 import { createPool, type Pool } from '@gw/db';
 import { EventCodec, Topics, type AnyEvent, type EventType, type TopicName } from '@gw/events';
 import { KafkaClient, KafkaInspector, type OutgoingRecord, type RunningConsumer, type TransformBatch } from '@gw/kafka';
@@ -76,6 +76,7 @@ export interface RuntimeOptions {
 export async function createRuntime(service: string, options: RuntimeOptions = {}): Promise<Runtime> {
   const config = loadConfig(options.env);
   const logger = createLogger(service, config.logLevel);
+  for (const deprecation of config.deprecations) logger.warn(deprecation);
   // First, so every span of the process is exported; shut down last, in close().
   const tracing = await startTracing(service, config.tracing, (message) => logger.warn(message));
   // The collector's origin only: an endpoint URL may carry credentials or a token in its path.
@@ -251,8 +252,8 @@ export function onShutdown(logger: Logger, stop: () => Promise<void>): void {
  * parent: it then shuts down as on SIGTERM, so an interrupted run leaves nothing running.
  */
 function watchParent(stop: (reason: string) => void): void {
-  const parent = Number(process.env.STOP_WITH_PARENT_PID);
-  if (!Number.isInteger(parent) || parent <= 1) return;
+  const parent = processSetting('STOP_WITH_PARENT_PID');
+  if (parent === null) return;
   const check = () => {
     if (process.ppid !== parent) stop('parent exited');
   };

@@ -2,7 +2,7 @@ import { createPool } from '@gw/db';
 import { KafkaInspector } from '@gw/kafka';
 import { createRuntime, onShutdown } from '@gw/runtime';
 import { buildApp } from './app.ts';
-import { ReplyRouter } from './send-message/reply-router.ts';
+import { ReplyRouter } from '@gw/send';
 import { SecretBox } from '@gw/security';
 import { createMailer } from '@gw/mail';
 import { dashboardAppends } from './dashboard/appends.ts';
@@ -53,7 +53,7 @@ const app = await buildApp({
     mailer,
     appends: dashboardAppends(runtime.kafka, runtime.codec),
     // Instances created in the dashboard are created on this manager (docs/dashboard.md).
-    instanceManager: { url: config.simulator.url, apiKey: config.simulator.globalApiKey },
+    instanceManager: { url: config.manager.url, apiKey: config.manager.globalApiKey },
     // The webhook tab checks destinations as the webhooks service does, and recovers from gateway-events.
     webhooks: dashboardWebhookDeps(config),
     // The public pages say what the policy service enforces: the same policy (createPolicy) and keywords.

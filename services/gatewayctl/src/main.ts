@@ -30,6 +30,7 @@ import { registerLimitCommands } from './limits/commands.ts';
 
 // On a local stack (make run), the stack's own settings; a deployment sets GATEWAY_ENV and its own.
 const config = loadConfig(withLocalSettings());
+for (const deprecation of config.deprecations) process.stderr.write(`gatewayctl: ${deprecation}\n`);
 // Created on first use: creating the pool connects (it reads the server's types), so an action
 // checks its arguments and the secret key first.
 let pool: Promise<Pool> | undefined;
@@ -143,7 +144,7 @@ instance
   .command('create')
   .requiredOption('--customer <id>', 'customer id')
   .requiredOption('--name <name>', 'instance name used in API calls')
-  .option('--manager-url <url>', 'instance manager (Evolution API v2) base URL', config.simulator.url)
+  .option('--manager-url <url>', 'instance manager (Evolution API v2) base URL', config.manager.url)
   .option('--manager-key <key>', 'instance manager apikey (defaults to the simulator key)')
   .option('--manager-instance <name>', 'existing instance name on the manager (otherwise one is created)')
   .action(action(async (opts: { customer: string; name: string; managerUrl: string; managerKey?: string; managerInstance?: string }) => {
@@ -152,7 +153,7 @@ instance
       customerId: opts.customer,
       name: opts.name,
       managerUrl: opts.managerUrl,
-      managerApiKey: opts.managerKey ?? config.simulator.globalApiKey,
+      managerApiKey: opts.managerKey ?? config.manager.globalApiKey,
       managerInstance: opts.managerInstance,
       createOnManager: opts.managerInstance === undefined,
     });
@@ -197,14 +198,14 @@ sim
   .requiredOption('--instance <id>', 'instance id or name')
   .action(action(async (opts: { instance: string }) => {
     const keys = box();
-    return simulate(await db(), keys, config.simulator.globalApiKey, opts.instance, 'pair');
+    return simulate(await db(), keys, config.manager.globalApiKey, opts.instance, 'pair');
   }));
 sim
   .command('disconnect')
   .requiredOption('--instance <id>', 'instance id or name')
   .action(action(async (opts: { instance: string }) => {
     const keys = box();
-    return simulate(await db(), keys, config.simulator.globalApiKey, opts.instance, 'disconnect');
+    return simulate(await db(), keys, config.manager.globalApiKey, opts.instance, 'disconnect');
   }));
 sim
   .command('inbound')
@@ -213,7 +214,7 @@ sim
   .requiredOption('--text <text>', 'the message text')
   .action(action(async (opts: { instance: string; from: string; text: string }) => {
     const keys = box();
-    return simulate(await db(), keys, config.simulator.globalApiKey, opts.instance, 'inbound', { from: opts.from, text: opts.text });
+    return simulate(await db(), keys, config.manager.globalApiKey, opts.instance, 'inbound', { from: opts.from, text: opts.text });
   }));
 sim
   .command('call')
@@ -222,7 +223,7 @@ sim
   .option('--missed', 'nobody answers')
   .action(action(async (opts: { instance: string; from: string; missed?: boolean }) => {
     const keys = box();
-    return simulate(await db(), keys, config.simulator.globalApiKey, opts.instance, 'call', { from: opts.from, missed: Boolean(opts.missed) });
+    return simulate(await db(), keys, config.manager.globalApiKey, opts.instance, 'call', { from: opts.from, missed: Boolean(opts.missed) });
   }));
 
 const apiKey = program.command('api-key').description('customer API keys (shown once)');
@@ -307,8 +308,8 @@ program
     const keys = box();
     return createDemo(await db(), keys, facts, {
       baseUrl: config.api.publicBaseUrl,
-      simulatorUrl: config.simulator.url,
-      simulatorKey: config.simulator.globalApiKey,
+      simulatorUrl: config.manager.url,
+      simulatorKey: config.manager.globalApiKey,
       pbxHmac: opts.pbxHmac,
       // --webhook-events alone is refused as a missing URL rather than ignored.
       webhook: opts.webhookUrl === undefined && opts.webhookEvents === undefined

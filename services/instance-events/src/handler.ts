@@ -1,13 +1,14 @@
 import { createHash } from 'node:crypto';
 import { sql } from '@gw/db';
-import type { GatewayEventEmitted, InstanceEventReceived, PolicyFactRecord } from '@gw/events';
+import type { InstanceEventReceived, PolicyFactRecord } from '@gw/events';
 import type { OutgoingRecord } from '@gw/kafka';
 import { envelopeProblem, withoutBinaryFields } from '@gw/evolution';
 import { maskPhone } from '@gw/observability';
 import type { PolicyEvent } from '@gw/policy';
 import { toFactRecord } from '@gw/policy-log';
 import type { Runtime, StageHandler } from '@gw/runtime';
-import { mapInstanceEvent, type Mapped } from './map-event.ts';
+import { buildCustomerEvent } from './customer-event.ts';
+import { mapInstanceEvent, type GatewayEvent, type Mapped } from './map-event.ts';
 import { acceptedCalls, recordCalls, saveConnection, saveInbound, saveLidLinks, saveReceipts, sentMessage } from './store.ts';
 
 /** A stable id for the n-th output of a source event: a redelivered batch yields the same ids. */
@@ -36,6 +37,19 @@ function linkFact(received: InstanceEventReceived, link: Mapped['links'][number]
 export function handleInstanceEvents(runtime: Runtime): StageHandler<'InstanceEventReceived'> {
   const { codec, pool, logger, metrics, config } = runtime;
   const group = runtime.topics.group('instance-events');
+  /**
+   * A manager's ERROR report names only the provider id: the message.failed names our message, its
+   * recipient and purpose from this stage's own projection of our sends. Null: not a message we
+   * sent, which the contract's message.failed (a send of ours) cannot describe; its
+   * message.status_updated (status failed) still goes.
+   */
+  const withOurSend = async (gatewayEvent: GatewayEvent, instanceId: string): Promise<GatewayEvent['fields'] | null> => {
+    const { event, fields } = gatewayEvent;
+    if (event !== 'message.failed') return fields;
+    const sent = typeof fields.external_message_id === 'string' ? await sentMessage(pool, instanceId, fields.external_message_id) : null;
+    return sent ? { ...fields, to: sent.recipient, message_purpose: sent.purpose, message_id: sent.messageId } : null;
+  };
+
   return async (events) => {
     const outputs: OutgoingRecord[] = [];
     // Every output of an event continues that event's trace.
@@ -91,24 +105,24 @@ export function handleInstanceEvents(runtime: Runtime): StageHandler<'InstanceEv
         outputs.push(await codec.encode('PolicyInputRecorded', factRecord, trace));
         log.info({ recipient: maskPhone(fact.recipient), keyword: fact.keyword, kind: fact.kind }, fact.kind === 'suppress' ? 'recipient opted out' : 'recipient opted back in');
       }
-      const timestamp = new Date(received.occurred_at).toISOString();
       for (const gatewayEvent of mapped.events) {
-        let fields = gatewayEvent.fields;
-        if (gatewayEvent.event === 'message.failed' && typeof fields.external_message_id === 'string') {
-          const sent = await sentMessage(pool, received.instance_id, fields.external_message_id);
-          if (sent) fields = { ...fields, message_purpose: sent.message_purpose, message_id: sent.message_id };
+        // Every event keeps its index (and so its id) whether or not it becomes a record.
+        const eventId = derivedId(received.event_id, index++);
+        const fields = await withOurSend(gatewayEvent, received.instance_id);
+        if (!fields) {
+          log.debug({ external_message_id: gatewayEvent.fields.external_message_id }, 'failure report of a message not sent through the gateway: no message.failed');
+          continue;
         }
-        const body = { event: gatewayEvent.event, instance_id: received.instance_id, instance_name: received.instance_name, timestamp, ...fields };
-        const emitted: GatewayEventEmitted = {
-          event_id: derivedId(received.event_id, index++),
-          correlation_id: received.event_id,
-          occurred_at: received.occurred_at,
-          customer_id: received.customer_id,
-          instance_id: received.instance_id,
-          event: gatewayEvent.event,
-          payload: JSON.stringify(body),
-        };
-        outputs.push(await codec.encode('GatewayEventEmitted', emitted, trace));
+        const origin = { eventId, correlationId: received.event_id, occurredAt: received.occurred_at, customerId: received.customer_id, instanceId: received.instance_id };
+        const input = { event: gatewayEvent.event, instance_id: received.instance_id, instance_name: received.instance_name, timestamp: new Date(received.occurred_at), ...fields };
+        const built = buildCustomerEvent(origin, input as never);
+        if (built.kind === 'refused') {
+          metrics.eventsProcessed.inc({ group, topic: 'instance-events', outcome: 'event_refused' });
+          log.warn({ gateway_event: gatewayEvent.event, fields: built.issues.map((i) => i.field) }, 'manager event not valid as a customer event: not emitted');
+          continue;
+        }
+        if (built.droppedFields.length > 0) log.warn({ gateway_event: gatewayEvent.event, dropped: built.droppedFields }, 'malformed optional fields left out of a customer event');
+        outputs.push(await codec.encode('GatewayEventEmitted', built.record, trace));
       }
       metrics.eventsProcessed.inc({ group, topic: 'instance-events', outcome: mapped.events.length > 0 ? 'mapped' : 'ignored' });
     }

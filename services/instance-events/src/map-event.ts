@@ -1,8 +1,15 @@
 import { identityOf, parseJid, phoneOfJid, type Identity } from '@gw/evolution';
+import type { WebhookEventInput, WebhookEventName } from '@gw/webhooks';
 
-/** A gateway event of the customer webhook contract (spec 6.3): its name and extra fields. */
+/** The fields of an event of the customer webhook contract beyond the base ones (the stage adds those). */
+export type EventFields<E extends WebhookEventName> = Omit<WebhookEventInput<E>, 'event' | 'instance_id' | 'instance_name' | 'timestamp'>;
+
+/**
+ * A gateway event of the customer webhook contract (spec 6.3): its name and extra fields, typed
+ * at the mapper's emit (EventFields); the stage builds the body with buildWebhookEvent.
+ */
 export interface GatewayEvent {
-  event: string;
+  event: WebhookEventName;
   fields: Record<string, string | boolean>;
 }
 
@@ -111,7 +118,7 @@ function messageText(message: Json): string {
 /** The longest provider message id kept as a delivery receipt (docs/webhooks.md: identifiers are 1–256 characters). */
 export const EXTERNAL_ID_MAX = 256;
 
-const ACK_STATUS: Record<string, { status: string; event?: string }> = {
+const ACK_STATUS: Record<string, { status: string; event?: 'message.delivered' | 'message.read' | 'message.failed' }> = {
   SERVER_ACK: { status: 'sent' },
   DELIVERY_ACK: { status: 'delivered', event: 'message.delivered' },
   READ: { status: 'read', event: 'message.read' },
@@ -147,7 +154,7 @@ const compact = (fields: Record<string, string | boolean | undefined>): Record<s
  */
 export function mapInstanceEvent(envelope: Json, ctx: MapContext): Mapped {
   const out: Mapped = { events: [], facts: [], links: [], calls: [], inbound: [], receipts: [] };
-  const emit = (event: string, fields: Record<string, string | boolean | undefined> = {}) => out.events.push({ event, fields: compact(fields) });
+  const emit = <E extends WebhookEventName>(event: E, fields: EventFields<E>) => out.events.push({ event, fields: compact(fields as Record<string, string | boolean | undefined>) });
   /** Keeps each lid/phone pair an item shows, once (even from an item that becomes no event). */
   const link = (who: Identity) => {
     if (!who.lid || !who.phone || out.links.some((l) => l.lid === who.lid && l.phone === who.phone)) return;
@@ -216,6 +223,8 @@ export function mapInstanceEvent(envelope: Json, ctx: MapContext): Mapped {
         // Provider ids are short; one past EXTERNAL_ID_MAX is no id of a message we sent (and would not fit the receipts' key).
         if (fields.external_message_id && fields.external_message_id.length <= EXTERNAL_ID_MAX && ack) out.receipts.push({ externalId: fields.external_message_id, status: ack.status });
         if (ack?.event === 'message.failed') {
+          // `to` and `message_purpose` are placeholders: the stage tells them from its own projection
+          // of our sends (instance_sent_messages), and a report of a message not ours is no message.failed.
           emit('message.failed', { to: who.phone ?? who.lid ?? '', message_purpose: '', error: 'delivery_failed', external_message_id: fields.external_message_id });
         } else if (ack?.event) {
           emit(ack.event, fields);

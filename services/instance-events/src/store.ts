@@ -2,7 +2,6 @@ import { sql, z, type Queryable } from '@gw/db';
 import type { InboundMessage } from './map-event.ts';
 
 const CallId = z.object({ call_id: z.string() });
-const SentMessage = z.object({ message_id: z.string(), message_purpose: z.string() });
 
 /**
  * Connection projection: the newest report wins, a QR keeps the state it was shown in. Newest by
@@ -58,11 +57,79 @@ export async function recordCalls(db: Queryable, instanceId: string, calls: Arra
   }
 }
 
-/** The gateway's own message behind a provider message id, for message.failed. */
-export async function sentMessage(db: Queryable, instanceId: string, providerMessageId: string): Promise<z.infer<typeof SentMessage> | null> {
-  return db.maybeOne(sql.type(SentMessage)`
-    SELECT d.message_id, p.message_purpose FROM deliveries d JOIN policy_log p ON p.message_id = d.message_id
-     WHERE d.instance_id = ${instanceId} AND d.provider_message_id = ${providerMessageId} LIMIT 1`);
+/** What this stage knows of one of our sends, as the outcome events told it. */
+export interface SendFacts {
+  messageId: string;
+  instanceId: string;
+  customerId: string;
+  recipient: string;
+  purpose: string;
+  instanceName: string;
+  /** The manager's id of the message, once it accepted it. */
+  providerMessageId: string | null;
+  recordedAt: number;
+}
+
+const SendFactsRow = z.object({
+  message_id: z.string(),
+  instance_id: z.string(),
+  customer_id: z.string(),
+  recipient: z.string(),
+  message_purpose: z.string(),
+  instance_name: z.string(),
+  provider_message_id: z.string().nullable(),
+  recorded_ms: z.number(),
+});
+const toFacts = (r: z.infer<typeof SendFactsRow>): SendFacts => ({
+  messageId: r.message_id,
+  instanceId: r.instance_id,
+  customerId: r.customer_id,
+  recipient: r.recipient,
+  purpose: r.message_purpose,
+  instanceName: r.instance_name,
+  providerMessageId: r.provider_message_id,
+  recordedAt: r.recorded_ms,
+});
+
+/**
+ * This stage's own projection of our sends (instance_send_facts), written from the outcome
+ * events it consumes: a manager's later ERROR report names only the provider id. Keyed by the
+ * message; a redelivered outcome changes nothing, and the provider id, once known, stays.
+ */
+export async function recordSendFacts(db: Queryable, facts: SendFacts[]): Promise<void> {
+  // One row per message (a statement may not update a row twice); a dispatched copy wins.
+  const byMessage = new Map<string, SendFacts>();
+  for (const f of facts) if (!byMessage.get(f.messageId)?.providerMessageId) byMessage.set(f.messageId, f);
+  if (byMessage.size === 0) return;
+  await db.query(sql.typeAlias('void')`
+    INSERT INTO instance_send_facts (message_id, instance_id, customer_id, recipient, message_purpose, instance_name, provider_message_id, recorded_at)
+    SELECT message_id, instance_id, customer_id, recipient, message_purpose, instance_name, NULLIF(provider_message_id, ''), to_timestamp(at / 1000.0)
+      FROM ${sql.unnest(
+        [...byMessage.values()].map((f) => [f.messageId, f.instanceId, f.customerId, f.recipient, f.purpose, f.instanceName, f.providerMessageId ?? '', f.recordedAt]),
+        ['text', 'text', 'text', 'text', 'text', 'text', 'text', 'float8'],
+      )} AS t(message_id, instance_id, customer_id, recipient, message_purpose, instance_name, provider_message_id, at)
+    ON CONFLICT (message_id) DO UPDATE
+      SET provider_message_id = COALESCE(instance_send_facts.provider_message_id, EXCLUDED.provider_message_id)`);
+}
+
+/** What the projection knows of these messages (for outcome records written before the events carried the facts). */
+export async function sendFactsOf(db: Queryable, messageIds: string[]): Promise<Map<string, SendFacts>> {
+  if (messageIds.length === 0) return new Map();
+  const rows = await db.any(sql.type(SendFactsRow)`
+    SELECT message_id, instance_id, customer_id, recipient, message_purpose, instance_name, provider_message_id,
+           (extract(epoch FROM recorded_at) * 1000)::float8 AS recorded_ms
+      FROM instance_send_facts WHERE message_id = ANY(${sql.array(messageIds, 'text')})`);
+  return new Map(rows.map((r) => [r.message_id, toFacts(r)]));
+}
+
+/** Our own send behind a provider message id, for message.failed; null: not a message we sent. */
+export async function sentMessage(db: Queryable, instanceId: string, providerMessageId: string): Promise<SendFacts | null> {
+  const row = await db.maybeOne(sql.type(SendFactsRow)`
+    SELECT message_id, instance_id, customer_id, recipient, message_purpose, instance_name, provider_message_id,
+           (extract(epoch FROM recorded_at) * 1000)::float8 AS recorded_ms
+      FROM instance_send_facts WHERE instance_id = ${instanceId} AND provider_message_id = ${providerMessageId}
+     ORDER BY recorded_at DESC LIMIT 1`);
+  return row ? toFacts(row) : null;
 }
 
 

@@ -35,7 +35,7 @@ import { permissionOf, type GuardedRoute } from './sessions/guards.ts';
 import { sessionsPlugin } from './sessions/plugin.ts';
 import type { DashboardWebhookDeps } from './webhooks/deps.ts';
 import { webhookRoutes } from './webhooks/routes.ts';
-import type { SendMessageDeps } from '../send-message/route.ts';
+import type { SendDeps as SendMessageDeps } from '@gw/send';
 
 export interface DashboardDeps {
   pool: Pool;

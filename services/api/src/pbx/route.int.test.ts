@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { sql, z } from '@gw/db';
 import type { PbxEventReceived, SendRequested } from '@gw/events';
 import { createPbx, disablePbx } from '@gw/accounts';
-import { accepted, NO_ANSWER, rejected } from '../testing/fake-replies.ts';
+import { accepted, decision, NO_ANSWER, rejected } from '../testing/fake-replies.ts';
 import { until, useApiFixture, type TestAccount } from '../testing/api-fixture.ts';
 import { PBX_BODY_LIMIT } from './route.ts';
 
@@ -210,6 +210,17 @@ describe('PBX webhook: events that send', () => {
     suite.fixture.replies.answerWith(rejected('daily_message_limit_exceeded', 'The daily message limit is reached.', { rule: 'daily_limit' }));
     const limited = await post(target, { event_type: 'outbound_message', to: '+14155550198', message_text: 'Your ticket was closed.' });
     expect(limited).toMatchObject({ status: 403, body: { success: false, error: 'policy_violation', details: { rule: 'daily_limit', policy_error: 'daily_message_limit_exceeded' } } });
+  });
+
+  it('a refusal whose failed rule has details that are not JSON is still a 403, naming the rule (the send path\'s one parser)', async () => {
+    const { target } = await pbxAccount();
+    suite.fixture.replies.answerWith((call) => ({
+      decision: decision(call.commandId, { decision: 'rejected', error_code: 'policy_violation', error_message: 'Blocked.', reasons: [{ rule: 'content_rule', outcome: 'fail', detail: 'not json {' }] }),
+      delivery: null,
+    }));
+    const refused = await post(target, { event_type: 'outbound_message', to: '+14155550197', message_text: 'Your ticket was closed.' });
+    const { commandId } = lastWait();
+    expect(refused).toMatchObject({ status: 403, body: { success: false, error: 'policy_violation', details: { rule: 'content_rule', message_id: `msg_of_${commandId}`, log_id: 7001, policy_error: 'policy_violation' } } });
   });
 
   it('no decision by the deadline: 500, and the same event retried waits on the same command without appending it again', async () => {

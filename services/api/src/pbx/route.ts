@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Ajv, type ErrorObject } from 'ajv';
 import {
   ApiError,
@@ -15,30 +15,21 @@ import {
   SAFE_TEXT_RULE,
   TEMPLATE_EVENTS,
 } from '@gw/contract';
-import type { Pool } from '@gw/db';
-import { newEventId, type EventCodec, type SendRequested } from '@gw/events';
-import type { KafkaClient } from '@gw/kafka';
+import { newEventId, type SendDecided } from '@gw/events';
+import type { OutgoingRecord } from '@gw/kafka';
 import { newId, type SecretBox } from '@gw/security';
-import type { ReplyWaiter } from '../send-message/reply-router.ts';
+import { appendRule, failedRuleDetails, requestSend, type SendDeps } from '@gw/send';
 import { claimRequest, loadIntegration, pbxModuleEnabled, recordResponse, releaseClaim, useSignature, type PbxIntegration, type PbxResponseRecord } from './pbx-store.ts';
-import { commandDecided } from '../send-message/progress-store.ts';
 import { PbxRateLimiter } from './rate-limiter.ts';
 import { templateText } from './template-text.ts';
 import { verifyPbxRequest } from './verify-request.ts';
 
 export const PBX_BODY_LIMIT = 256 * 1024;
 
-export interface PbxDeps {
-  pool: Pool;
-  kafka: KafkaClient;
-  codec: EventCodec;
-  replies: ReplyWaiter;
+/** The send path (@gw/send; its reappendAfterMs also applies to events that send nothing), and the PBX's own. */
+export interface PbxDeps extends SendDeps {
   box: SecretBox;
-  deadlineMs: number;
   replayWindowSeconds: number;
-  /** A retried event whose first request recorded no response re-appends once its claim is this old (IDEMPOTENT_REAPPEND_AFTER_MS). */
-  reappendAfterMs: number;
-  clock?: () => number;
 }
 
 type PbxBody = { event_type: PbxEventType } & Partial<Record<'to' | 'customer_phone' | 'message_text' | 'message_purpose' | 'conversation_id' | 'external_message_id' | 'agent_extension' | 'queue' | 'call_time', string>>;
@@ -58,6 +49,21 @@ function validationError(): ApiError {
     rule: issue?.keyword ?? null,
     errors: (validatePbxBody.errors ?? []).map((e: ErrorObject) => ({ field: e.keyword === 'required' ? String(e.params.missingProperty) : e.instancePath.replace(/^\//, ''), rule: e.keyword, message: e.message })),
   }, 400);
+}
+
+/** The authenticated body as an event of the contract, or the 400 that says what is wrong with it. */
+function parseEvent(raw: Buffer): PbxBody {
+  let body: unknown;
+  try {
+    body = JSON.parse(raw.toString('utf8'));
+  } catch {
+    throw new ApiError('invalid_json', 'The request body is not valid JSON.', {});
+  }
+  if (!validatePbxBody(body)) throw validationError();
+  // Fields of the PBX's own (allowed beside the contract's) are recorded with the event: the same rule for them.
+  const unsafe = findUnsafeText(body, PBX_BODY_LIMIT);
+  if (unsafe) throw new ApiError('validation_error', `Invalid PBX event: ${unsafe.path} ${unsafe.problem}.`, { field: unsafe.path, rule: 'safe_text' }, 400);
+  return body as PbxBody;
 }
 
 function phoneOf(value: string | undefined, field: 'to' | 'customer_phone'): string {
@@ -97,6 +103,19 @@ function refusal(code: string, message: string, details: Record<string, unknown>
   return { status: 403, body: { success: false, error, message, details: { ...details, policy_error: code } } };
 }
 
+/** The answer to a sending event once its message is decided (the delivery is not awaited). */
+function decidedAnswer(eventType: string, decision: SendDecided | null): PbxResponseRecord {
+  if (!decision) {
+    throw new ApiError('internal_error', 'The event was recorded but its message is not decided yet. Retry the same event to get its outcome.', { state: 'pending_decision' });
+  }
+  if (decision.decision === 'accepted') return processed(eventType, decision.message_id);
+  return refusal(decision.error_code ?? 'policy_violation', decision.error_message ?? 'The message was refused by the responsible-messaging policy.', {
+    ...failedRuleDetails(decision),
+    message_id: decision.message_id,
+    log_id: decision.log_id,
+  });
+}
+
 const errorResponses = Object.fromEntries([400, 401, 403, 413, 429, 500].map((status) => [status, { ...ref(ApiErrorSchema), description: 'ApiError' }]));
 
 /**
@@ -109,6 +128,29 @@ export async function pbxRoutes(app: FastifyInstance, deps: PbxDeps): Promise<vo
   const limiter = new PbxRateLimiter();
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: PBX_BODY_LIMIT }, (_request, body, done) => done(null, body));
+
+  /** The integration a request is from, once authenticated (one generic 401) and within its rate (429). */
+  const admitted = async (request: FastifyRequest<{ Params: { integration_id: string } }>, raw: Buffer, now: number): Promise<PbxIntegration> => {
+    const id = /^\d{1,9}$/.test(request.params.integration_id) ? Number(request.params.integration_id) : null;
+    const integration = id === null ? null : await loadIntegration(deps.pool, deps.box, id);
+    const header = (name: string) => {
+      const value = request.headers[name];
+      return typeof value === 'string' ? value : undefined;
+    };
+    const verdict = verifyPbxRequest(
+      integration,
+      { secret: header('x-chat-gateway-pbx-secret'), timestamp: header('x-chat-gateway-timestamp'), signature: header('x-chat-gateway-signature') },
+      raw,
+      Math.floor(now / 1000),
+      deps.replayWindowSeconds,
+    );
+    if (!verdict.ok || !integration) throw unauthenticated();
+    if (verdict.signature && !(await useSignature(deps.pool, integration.id, verdict.signature, deps.replayWindowSeconds))) throw unauthenticated();
+    if (!limiter.take(integration.id, integration.ratePerMinute, now)) {
+      throw new ApiError('webhook_rate_limited', 'Too many PBX events for this integration; slow down.', { limit_per_minute: integration.ratePerMinute });
+    }
+    return integration;
+  };
 
   app.post<{ Params: { integration_id: string }; Body: Buffer | undefined }>(
     '/integrations/pbx/webhook/:integration_id',
@@ -135,38 +177,9 @@ export async function pbxRoutes(app: FastifyInstance, deps: PbxDeps): Promise<vo
     },
     async (request, reply) => {
       const raw = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
-      const id = /^\d{1,9}$/.test(request.params.integration_id) ? Number(request.params.integration_id) : null;
-      const integration = id === null ? null : await loadIntegration(deps.pool, deps.box, id);
-      const header = (name: string) => {
-        const value = request.headers[name];
-        return typeof value === 'string' ? value : undefined;
-      };
       const now = clock();
-      const verdict = verifyPbxRequest(
-        integration,
-        { secret: header('x-chat-gateway-pbx-secret'), timestamp: header('x-chat-gateway-timestamp'), signature: header('x-chat-gateway-signature') },
-        raw,
-        Math.floor(now / 1000),
-        deps.replayWindowSeconds,
-      );
-      if (!verdict.ok || !integration) throw unauthenticated();
-      if (verdict.signature && !(await useSignature(deps.pool, integration.id, verdict.signature, deps.replayWindowSeconds))) throw unauthenticated();
-
-      if (!limiter.take(integration.id, integration.ratePerMinute, now)) {
-        throw new ApiError('webhook_rate_limited', 'Too many PBX events for this integration; slow down.', { limit_per_minute: integration.ratePerMinute });
-      }
-
-      let body: unknown;
-      try {
-        body = JSON.parse(raw.toString('utf8'));
-      } catch {
-        throw new ApiError('invalid_json', 'The request body is not valid JSON.', {});
-      }
-      if (!validatePbxBody(body)) throw validationError();
-      // Fields of the PBX's own (allowed beside the contract's) are recorded with the event: the same rule for them.
-      const unsafe = findUnsafeText(body, PBX_BODY_LIMIT);
-      if (unsafe) throw new ApiError('validation_error', `Invalid PBX event: ${unsafe.path} ${unsafe.problem}.`, { field: unsafe.path, rule: 'safe_text' }, 400);
-      const event = body as PbxBody;
+      const integration = await admitted(request, raw, now);
+      const event = parseEvent(raw);
       const plan = planAction(event, integration);
 
       // A message is checked by the policy engine itself, in order with the module switches. An
@@ -177,35 +190,23 @@ export async function pbxRoutes(app: FastifyInstance, deps: PbxDeps): Promise<vo
       }
 
       const dedupeKey = event.external_message_id ? `ext:${event.external_message_id}` : `body:${createHash('sha256').update(raw).digest('hex')}`;
-      let commandId = newId('cmd');
-      const messageId = newId('msg');
-      const claim = await claimRequest(deps.pool, integration.id, dedupeKey, commandId, deps.replayWindowSeconds);
-      if (claim.kind === 'replay') {
-        if (claim.response) return reply.code(claim.response.status).send(claim.response.body);
-        commandId = claim.commandId;
+      const ids = { commandId: newId('cmd'), messageId: newId('msg') };
+      const held = await claimRequest(deps.pool, integration.id, dedupeKey, ids.commandId, deps.replayWindowSeconds);
+      if (held.kind === 'replay') {
+        if (held.response) return reply.code(held.response.status).send(held.response.body);
+        // A retry whose first request recorded no response: the same command (a fresh message id
+        // only matters if it is appended again, i.e. if the first append was lost).
+        ids.commandId = held.commandId;
       }
-      // Append what the event implies: for a new claim, and for a retry whose first request
-      // recorded no response and looks lost (its process may have died between claim and append):
-      // old enough, and, for a send, still undecided (the policy stage decides a command id once).
-      const append =
-        claim.kind === 'new' ||
-        (claim.ageMs > deps.reappendAfterMs && (plan.action !== 'send' || !(await commandDecided(deps.pool, commandId))));
-      const appendOrRelease = async (records: Parameters<KafkaClient['send']>[0]) => {
-        try {
-          // The records continue the request's trace (a send's, through policy and delivery).
-          await deps.kafka.send(records.map((record) => ({ ...record, trace: request.trace ?? undefined })));
-        } catch (error) {
-          // Not appended: give the claim up, so the PBX's retry is taken as new rather than waiting for ever.
-          if (claim.kind === 'new') await releaseClaim(deps.pool, integration.id, dedupeKey, commandId).catch(() => undefined);
-          throw error;
-        }
-      };
+      const claim = held.kind === 'new' ? held : { kind: 'replay' as const, ageMs: held.ageMs };
+      // Not appended: give the claim up, so the PBX's retry is taken as new rather than waiting for ever.
+      const release = () => releaseClaim(deps.pool, integration.id, dedupeKey, ids.commandId);
 
       // The event as received, for the record; a sending event is followed by its SendRequested.
-      const receivedRecord = (action: 'send' | 'record' | 'acknowledge') =>
+      const received = (action: 'send' | 'record' | 'acknowledge'): Promise<OutgoingRecord> =>
         deps.codec.encode('PbxEventReceived', {
           event_id: newEventId(),
-          correlation_id: commandId,
+          correlation_id: ids.commandId,
           occurred_at: now,
           customer_id: integration.customerId,
           instance_id: integration.instanceId,
@@ -216,47 +217,35 @@ export async function pbxRoutes(app: FastifyInstance, deps: PbxDeps): Promise<vo
         });
       let response: PbxResponseRecord;
       if (plan.action !== 'send') {
-        if (append) await appendOrRelease([await receivedRecord(plan.action)]);
+        // The send path's re-append rule; nothing here is ever decided, so a lost append is simply appended again.
+        if (appendRule(claim, deps.reappendAfterMs) !== 'skip') {
+          const record = await received(plan.action);
+          try {
+            await deps.kafka.send([{ ...record, trace: request.trace ?? undefined }]);
+          } catch (error) {
+            if (claim.kind === 'new') await release().catch(() => undefined);
+            throw error;
+          }
+        }
         response = processed(event.event_type);
       } else {
-        const waiting = deps.replies.wait(commandId, deps.deadlineMs, { until: 'decision', checkStoreFirst: claim.kind === 'replay' });
-        if (append) {
-          const command: SendRequested = {
-            event_id: newEventId(),
-            correlation_id: commandId,
-            occurred_at: now,
-            customer_id: integration.customerId,
-            instance_id: integration.instanceId,
-            instance_name: integration.managerInstance,
-            message_id: messageId,
-            phone: plan.phone,
-            message: plan.text,
-            message_purpose: plan.purpose,
-            source: 'pbx',
-            idempotency_key: dedupeKey,
-          };
-          const received = await receivedRecord('send');
-          // One append, in order on the customer's partition: the event as received, then its send.
-          await appendOrRelease([received, await deps.codec.encode('SendRequested', command)]);
-        }
-        const { decision } = await waiting;
-        if (!decision) {
-          throw new ApiError('internal_error', 'The event was recorded but its message is not decided yet. Retry the same event to get its outcome.', { state: 'pending_decision' });
-        }
-        if (decision.decision === 'accepted') {
-          response = processed(event.event_type, decision.message_id);
-        } else {
-          const failed = decision.reasons.find((r) => r.outcome === 'fail');
-          const details = failed?.detail ? (JSON.parse(failed.detail) as Record<string, unknown>) : { rule: failed?.rule ?? null };
-          response = refusal(decision.error_code ?? 'policy_violation', decision.error_message ?? 'The message was refused by the responsible-messaging policy.', {
-            ...details,
-            message_id: decision.message_id,
-            log_id: decision.log_id,
-          });
-        }
+        // One append, in order on the customer's partition: the event as received, then its send.
+        const { progress } = await requestSend(deps, {
+          source: 'pbx',
+          customerId: integration.customerId,
+          instance: { id: integration.instanceId, managerInstance: integration.managerInstance },
+          phone: plan.phone,
+          message: plan.text,
+          purpose: plan.purpose,
+          dedupe: { kind: 'claimed', key: dedupeKey, ids, claim, release },
+          until: 'decision',
+          before: async () => [await received('send')],
+          trace: request.trace ?? undefined,
+        });
+        response = decidedAnswer(event.event_type, progress.decision);
       }
       await recordResponse(deps.pool, integration.id, dedupeKey, response);
-      request.log.info({ integration_id: integration.id, correlation_id: commandId, event_type: event.event_type, status: response.status }, 'pbx event answered');
+      request.log.info({ integration_id: integration.id, correlation_id: ids.commandId, event_type: event.event_type, status: response.status }, 'pbx event answered');
       return reply.code(response.status).send(response.body);
     },
   );

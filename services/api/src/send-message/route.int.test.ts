@@ -112,7 +112,7 @@ describe('POST /api/send-message: answers', () => {
     const request = body({ instance_id: account.instance_name, phone: '+1 415 555 2671' });
     const result = await send(request, { contentType: 'application/json; charset=utf-8' });
     const { commandId } = lastWait();
-    expect(result).toEqual({ status: 200, body: { success: true, status: 'pending', message_id: `msg_of_${commandId}`, log_id: 7001 } });
+    expect(result).toEqual({ status: 200, body: { success: true, status: 'queued', message_id: `msg_of_${commandId}`, log_id: 7001 } });
     expect((await appended(commandId)).command).toMatchObject({ instance_id: account.instance_id, phone: '+14155552671', message: request.message });
   });
 

@@ -1,26 +1,12 @@
 import type { FastifyInstance } from 'fastify';
 import { ApiError, ApiErrorSchema, normalizePhone, ref, SendMessageRequestSchema, SendMessageSuccessSchema } from '@gw/contract';
-import type { Pool } from '@gw/db';
-import type { EventCodec } from '@gw/events';
-import type { KafkaClient } from '@gw/kafka';
+import { IDEMPOTENCY_KEY_PATTERN, requestHash, requestSend, toResponse, type SendDeps } from '@gw/send';
 import { authenticate } from '../plugins/auth.ts';
 import { requireJson } from '../plugins/require-json.ts';
-import { IDEMPOTENCY_KEY_PATTERN, requestHash } from './idempotency.ts';
 import { instanceFinder } from './instances.ts';
-import { toResponse } from './outcome.ts';
-import type { ReplyWaiter } from './reply-router.ts';
-import { requestSend } from './request-send.ts';
 
-export interface SendMessageDeps {
-  pool: Pool;
-  kafka: KafkaClient;
-  codec: EventCodec;
-  replies: ReplyWaiter;
-  deadlineMs: number;
-  /** An idempotent retry re-appends an undecided command only once the first append is this old (IDEMPOTENT_REAPPEND_AFTER_MS). */
-  reappendAfterMs: number;
-  clock?: () => number;
-}
+/** The send path (@gw/send) is all this route needs. */
+export type SendMessageDeps = SendDeps;
 
 interface SendBody {
   instance_id: string;
@@ -28,7 +14,6 @@ interface SendBody {
   message: string;
   message_purpose: string;
 }
-
 
 const errorResponses = Object.fromEntries(
   [400, 401, 403, 404, 413, 415, 422, 423, 429, 500, 502].map((status) => [status, { ...ref(ApiErrorSchema), description: 'ApiError' }]),
@@ -78,7 +63,7 @@ export async function sendMessageRoutes(app: FastifyInstance, deps: SendMessageD
         message: body.message,
         purpose: body.message_purpose,
         trace: request.trace ?? undefined,
-        ...(idempotencyKey !== undefined ? { idempotency: { key: idempotencyKey, requestHash: requestHash(body) } } : {}),
+        ...(idempotencyKey !== undefined ? { dedupe: { kind: 'idempotency-key' as const, key: idempotencyKey, requestHash: requestHash(body) } } : {}),
       });
       const response = toResponse(progress, ids);
       request.log.info(

@@ -1,6 +1,5 @@
 import type { SendDecided } from '@gw/events';
-import type { SendProgress } from '../send-message/outcome.ts';
-import type { ReplyWaiter } from '../send-message/reply-router.ts';
+import type { ReplyWaiter, SendProgress } from '@gw/send';
 
 export interface WaitCall {
   commandId: string;
@@ -62,6 +61,9 @@ export function decision(commandId: string, overrides: Partial<SendDecided> = {}
   };
 }
 
+/** What the delivery stage copies onto its outcome events from the decision (and its instance directory). */
+const outcomeFacts = (decided: SendDecided) => ({ recipient: decided.recipient, message_purpose: decided.message_purpose, instance_name: 'fake-instance' });
+
 export const accepted = (call: WaitCall): SendProgress => ({ decision: decision(call.commandId), delivery: null });
 
 export const delivered = (call: WaitCall): SendProgress => {
@@ -80,6 +82,7 @@ export const delivered = (call: WaitCall): SendProgress => {
         log_id: decided.log_id,
         provider_message_id: 'provider-1',
         provider_status: 'PENDING',
+        ...outcomeFacts(decided),
       },
     },
   };
@@ -102,6 +105,7 @@ export const failedDelivery = (call: WaitCall): SendProgress => {
         reason: 'unknown_number',
         detail: 'The number is not on the network.',
         definitive: true,
+        ...outcomeFacts(decided),
       },
     },
   };

@@ -1,5 +1,6 @@
 import { sql, z, type Queryable } from '@gw/db';
-import type { DeliveryFailed, MessageDispatched, SendDecided } from '@gw/events';
+import type { DeliveryFailed, MessageDispatched } from '@gw/events';
+import type { SendTask } from './outcomes.ts';
 
 export type DeliveryOutcome = { type: 'MessageDispatched'; payload: MessageDispatched } | { type: 'DeliveryFailed'; payload: DeliveryFailed };
 
@@ -8,17 +9,19 @@ const MessageId = z.object({ message_id: z.string() });
 const RecordedOutcome = z.object({ message_id: z.string(), state: z.string(), outcome_event: z.custom<DeliveryOutcome>().nullable() });
 
 /**
- * Claims the decisions of a batch for sending: a row is inserted per message before any send, so
- * a redelivered decision finds it and is never sent a second time. The recipient and text are
- * kept on the row while its outcome is open (the resolver needs them). Returns the message ids
- * claimed now. Each message id must appear once in `decisions`.
+ * Claims the sends of a batch: a row is inserted per message before any send, so a redelivered
+ * decision finds it and is never sent a second time. The dispatch phone and text are kept on the
+ * row while its outcome is open (the resolver needs them); the recipient, purpose and instance
+ * name for good (the resolver's outcomes carry them, and it finds a recipient's other sends by
+ * them). Returns the message ids claimed now. Each message id must appear once in `tasks`.
  */
-export async function claim(db: Queryable, decisions: SendDecided[]): Promise<Set<string>> {
-  if (decisions.length === 0) return new Set();
-  const tuples = decisions.map((d) => [d.message_id, d.correlation_id, d.customer_id, d.instance_id, d.log_id, d.dispatch!.phone, d.dispatch!.text]);
+export async function claim(db: Queryable, tasks: SendTask[]): Promise<Set<string>> {
+  if (tasks.length === 0) return new Set();
+  const tuples = tasks.map((t) => [t.messageId, t.commandId, t.customerId, t.instanceId, t.logId, t.phone, t.text, t.recipient, t.purpose, t.instanceName]);
   const claimed = await db.anyFirst(sql.type(MessageId)`
-    INSERT INTO deliveries (message_id, command_id, customer_id, instance_id, log_id, state, dispatch_phone, dispatch_text)
-    SELECT m, c, cu, i, l, 'dispatching', ph, tx FROM ${sql.unnest(tuples, ['text', 'text', 'text', 'text', 'int8', 'text', 'text'])} AS t(m, c, cu, i, l, ph, tx)
+    INSERT INTO deliveries (message_id, command_id, customer_id, instance_id, log_id, state, dispatch_phone, dispatch_text, recipient, message_purpose, instance_name)
+    SELECT m, c, cu, i, l, 'dispatching', ph, tx, r, pu, n
+      FROM ${sql.unnest(tuples, ['text', 'text', 'text', 'text', 'int8', 'text', 'text', 'text', 'text', 'text'])} AS t(m, c, cu, i, l, ph, tx, r, pu, n)
     ON CONFLICT DO NOTHING
     RETURNING message_id`);
   return new Set(claimed);

@@ -36,6 +36,8 @@ describe('delivery batch handler', () => {
       ['MessageDispatched', second.message_id],
     ]);
     expect((await suite.fixture.ledger()).get('batch copy one')).toBe(1);
+    // The outcomes carry what their consumers need (the customer's webhooks), so none reads the policy log.
+    expect(out[0]!.payload).toMatchObject({ recipient: first.recipient, message_purpose: 'authentication', instance_name: 'front' });
 
     // The same decisions again, from a second handler (a restarted process): recorded outcomes, same event ids, nothing sent.
     const again = await outcomesIn(await handler()(asEvents([second, first]), batch));

@@ -8,7 +8,7 @@ import { annotateSpan, ATTR_GATEWAY_ERROR_CODE, ATTR_GATEWAY_MESSAGE_ID, ATTR_GA
 import { claim, recordedOutcomes, recordOutcomes, type AttemptOutcome, type DeliveryOutcome } from './delivery-store.ts';
 import type { InstanceDirectory } from './instance-directory.ts';
 import { mapConcurrent } from './map-concurrent.ts';
-import { outcomeRecords, taskOf, toOutcome, type SendTask } from './outcomes.ts';
+import { outcomeRecords, taskOf, toOutcome, withSendFacts, type SendTask } from './outcomes.ts';
 
 export interface DispatchDeps {
   runtime: Runtime;
@@ -53,20 +53,20 @@ export function dispatchAccepted(deps: DispatchDeps): StageHandler<'SendDecided'
   const { runtime, clock = Date.now } = deps;
   const { codec, pool, logger, metrics, config } = runtime;
   const group = runtime.topics.group('delivery');
-  const claims = new GroupCommit<SendDecided, boolean>(async (decisions) => {
-    const claimed = await claim(pool, decisions);
-    return decisions.map((d) => claimed.has(d.message_id));
+  const claims = new GroupCommit<SendTask, boolean>(async (tasks) => {
+    const claimed = await claim(pool, tasks);
+    return tasks.map((t) => claimed.has(t.messageId));
   });
   const records = new GroupCommit<AttemptOutcome, boolean>(async (attempts) => {
     const recorded = await recordOutcomes(pool, attempts);
     return attempts.map((a) => recorded.has(a.messageId));
   });
 
-  type Step = ({ kind: 'claimed elsewhere'; decision: SendDecided } | { kind: 'settled'; task: SendTask; outcome: DeliveryOutcome | null }) & { trace?: TraceContext };
+  type Step = { kind: 'claimed elsewhere' | 'settled'; task: SendTask; outcome: DeliveryOutcome | null; trace?: TraceContext };
 
   const sendOne = async ({ decision, trace }: Accepted): Promise<Step> => {
-    if (!(await claims.one(decision))) return { kind: 'claimed elsewhere', decision, trace };
-    const task = taskOf(decision);
+    const task = taskOf(decision, (await deps.directory.displayName(decision.instance_id)) ?? '');
+    if (!(await claims.one(task))) return { kind: 'claimed elsewhere', task, outcome: null, trace };
     const result = await sendThroughManager(deps, task, trace);
     metrics.eventsProcessed.inc({ group, topic: 'send-decided', outcome: result.kind });
     annotateSpan(trace, { [ATTR_GATEWAY_MESSAGE_ID]: task.messageId, [ATTR_GATEWAY_OUTCOME]: result.kind, ...('reason' in result ? { [ATTR_GATEWAY_ERROR_CODE]: result.reason } : {}) });
@@ -85,15 +85,15 @@ export function dispatchAccepted(deps: DispatchDeps): StageHandler<'SendDecided'
 
     const steps = await mapConcurrent(accepted, config.delivery.concurrency, sendOne);
     const outputs: OutgoingRecord[] = [];
-    const redelivered = steps.flatMap((s) => (s.kind === 'claimed elsewhere' ? [s.decision] : []));
+    const redelivered = steps.flatMap((s) => (s.kind === 'claimed elsewhere' ? [s.task.messageId] : []));
     // Each outcome's records continue the trace of the decision they answer.
-    const recorded = redelivered.length > 0 ? await recordedOutcomes(pool, redelivered.map((d) => d.message_id)) : new Map();
+    const recorded = redelivered.length > 0 ? await recordedOutcomes(pool, redelivered) : new Map();
     for (const step of steps) {
       if (step.kind === 'claimed elsewhere') {
         metrics.eventsProcessed.inc({ group, topic: 'send-decided', outcome: 'redelivered' });
-        const outcome = recorded.get(step.decision.message_id)?.outcome;
+        const outcome = recorded.get(step.task.messageId)?.outcome;
         // Open (dispatching or unknown): the resolver settles it; nothing is sent from here.
-        if (outcome) outputs.push(...(await outcomeRecords(codec, taskOf(step.decision), outcome, step.trace)));
+        if (outcome) outputs.push(...(await outcomeRecords(codec, step.task, withSendFacts(outcome, step.task), step.trace)));
       } else if (step.outcome) {
         outputs.push(...(await outcomeRecords(codec, step.task, step.outcome, step.trace)));
       }

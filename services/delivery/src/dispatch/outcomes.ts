@@ -17,9 +17,15 @@ export interface SendTask {
   phone: string;
   text: string;
   attempt: number;
+  /** What the outcome events carry for their consumers (the customer's webhooks), so none of them reads our tables or the policy log. */
+  recipient: string;
+  purpose: string;
+  /** The instance's display name ('' when the directory does not know the instance). */
+  instanceName: string;
 }
 
-export function taskOf(decision: SendDecided): SendTask {
+/** The task of an accepted decision; `instanceName`: the instance's display name, from the directory. */
+export function taskOf(decision: SendDecided, instanceName: string): SendTask {
   return {
     messageId: decision.message_id,
     commandId: decision.correlation_id,
@@ -29,8 +35,14 @@ export function taskOf(decision: SendDecided): SendTask {
     phone: decision.dispatch!.phone,
     text: decision.dispatch!.text,
     attempt: 1,
+    recipient: decision.recipient,
+    purpose: decision.message_purpose,
+    instanceName,
   };
 }
+
+type SendFacts = Pick<SendTask, 'recipient' | 'purpose' | 'instanceName'>;
+const sendFacts = (task: SendFacts) => ({ recipient: task.recipient, message_purpose: task.purpose, instance_name: task.instanceName });
 
 const base = (task: SendTask, now: number, eventId: string) => ({
   event_id: eventId,
@@ -40,6 +52,7 @@ const base = (task: SendTask, now: number, eventId: string) => ({
   instance_id: task.instanceId,
   message_id: task.messageId,
   log_id: task.logId,
+  ...sendFacts(task),
 });
 
 export const dispatched = (task: SendTask, providerMessageId: string, providerStatus: string, now: number, eventId = newEventId()): DeliveryOutcome => ({
@@ -51,6 +64,15 @@ export const failed = (task: SendTask, reason: string, detail: string, definitiv
   type: 'DeliveryFailed',
   payload: { ...base(task, now, eventId), reason, detail, definitive },
 });
+
+/**
+ * A recorded outcome as re-emitted for a redelivered decision: one recorded before the outcome
+ * events carried the send's facts gets them from the task (same event id: the same outcome).
+ */
+export function withSendFacts(outcome: DeliveryOutcome, task: SendFacts): DeliveryOutcome {
+  if (outcome.payload.recipient) return outcome;
+  return { ...outcome, payload: { ...outcome.payload, ...sendFacts(task) } } as DeliveryOutcome;
+}
 
 /** Maps a sendText result to the event to append; null when the outcome is not yet known. */
 export function toOutcome(task: SendTask, result: SendTextResult, now: number, eventId = newEventId()): DeliveryOutcome | null {

@@ -22,6 +22,9 @@ const OpenRow = z.object({
   failed_checks: z.number(),
   dispatch_phone: z.string().nullable(),
   dispatch_text: z.string().nullable(),
+  recipient: z.string().nullable(),
+  message_purpose: z.string().nullable(),
+  instance_name: z.string().nullable(),
   created_ms: z.number(),
   attempt_started_ms: z.number(),
 });
@@ -46,7 +49,7 @@ export async function takeDue(db: Queryable, afterMs: number, holdMs: number, li
     UPDATE deliveries d SET next_check_at = now() + make_interval(secs => ${holdMs}::float8 / 1000)
       FROM due WHERE d.message_id = due.message_id
     RETURNING d.message_id, d.command_id, d.customer_id, d.instance_id, d.log_id, d.attempt, d.failed_checks,
-      d.dispatch_phone, d.dispatch_text, (extract(epoch FROM d.created_at) * 1000)::float8 AS created_ms,
+      d.dispatch_phone, d.dispatch_text, d.recipient, d.message_purpose, d.instance_name, (extract(epoch FROM d.created_at) * 1000)::float8 AS created_ms,
       (extract(epoch FROM d.attempt_started_at) * 1000)::float8 AS attempt_started_ms`);
   return rows.map((r) => ({
     messageId: r.message_id,
@@ -57,6 +60,10 @@ export async function takeDue(db: Queryable, afterMs: number, holdMs: number, li
     phone: r.dispatch_phone ?? '',
     text: r.dispatch_text ?? '',
     attempt: r.attempt,
+    // Kept at claim time; a row claimed before they were (and older than the migration's backfill) has none.
+    recipient: r.recipient ?? r.dispatch_phone ?? '',
+    purpose: r.message_purpose ?? '',
+    instanceName: r.instance_name ?? '',
     firstClaimedMs: r.created_ms,
     attemptStartedMs: r.attempt_started_ms,
     failedChecks: r.failed_checks,
@@ -64,11 +71,14 @@ export async function takeDue(db: Queryable, afterMs: number, holdMs: number, li
   }));
 }
 
-/** Provider ids the manager's messages to this phone are already attributed to (they are not this send). */
+/**
+ * Provider ids the manager's messages to this phone are already attributed to (they are not this
+ * send): from delivery's own rows, by the recipient kept at claim time (never the policy log).
+ */
 export async function attributedIds(db: Queryable, send: OpenSend): Promise<readonly string[]> {
   return db.anyFirst(sql.type(ProviderId)`
-    SELECT d.provider_message_id FROM deliveries d JOIN policy_log p ON p.message_id = d.message_id
-     WHERE d.instance_id = ${send.instanceId} AND p.recipient = ${send.phone} AND d.message_id <> ${send.messageId}
+    SELECT d.provider_message_id FROM deliveries d
+     WHERE d.instance_id = ${send.instanceId} AND d.recipient = ${send.phone} AND d.message_id <> ${send.messageId}
        AND d.provider_message_id IS NOT NULL
        AND d.created_at > to_timestamp(${send.firstClaimedMs}::float8 / 1000) - interval '1 hour'`);
 }

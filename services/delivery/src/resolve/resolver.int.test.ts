@@ -5,6 +5,7 @@ import { readTopic } from '../../../../test/support/topic-reader.ts';
 import { claim, recordOutcomes } from '../dispatch/delivery-store.ts';
 import { dispatchAccepted } from '../dispatch/handler.ts';
 import { InstanceDirectory } from '../dispatch/instance-directory.ts';
+import { taskOf } from '../dispatch/outcomes.ts';
 import { acceptedDecision, asEvents, useDeliveryFixture } from '../testing.ts';
 import { randomUUID } from 'node:crypto';
 import { createOpenInstance } from '../../../instance-simulator/src/testing/sim-harness.ts';
@@ -41,7 +42,7 @@ const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** A send claimed `agoMs` ago whose process died before recording anything. */
 async function interrupted(n: number, text: string, agoMs = 5_000) {
   const decision = acceptedDecision(suite.fixture, n, text);
-  await claim(suite.fixture.runtime.pool, [decision]);
+  await claim(suite.fixture.runtime.pool, [taskOf(decision, 'front')]);
   await suite.fixture.runtime.pool.query(sql.typeAlias('void')`
     UPDATE deliveries SET attempt_started_at = now() - make_interval(secs => ${agoMs}::float8 / 1000),
       created_at = now() - make_interval(secs => ${agoMs}::float8 / 1000)
@@ -74,7 +75,25 @@ describe('the resolver of open sends', () => {
     expect(await row(decision.message_id)).toMatchObject({ state: 'dispatched', attempt: 1, provider_message_id: sent.body.key.id, dispatch_text: null });
     expect((await suite.fixture.ledger()).get('held by the manager')).toBe(1);
     const events = await readTopic(suite.fixture.isolation.env, 'deliveryEvents', 1500);
-    expect(events.filter((e) => e.type === 'MessageDispatched' && e.payload.message_id === decision.message_id)).toHaveLength(1);
+    const outcomes = events.filter((e) => e.type === 'MessageDispatched' && e.payload.message_id === decision.message_id);
+    expect(outcomes).toHaveLength(1);
+    // The outcome carries what its consumers need, from the row claimed (no policy_log row exists here).
+    expect(outcomes[0]!.payload).toMatchObject({ recipient: decision.recipient, message_purpose: 'authentication', instance_name: 'front' });
+  });
+
+  it("does not take another send's message to the same recipient for this one: the sends are told apart by delivery's own rows, without policy_log", async () => {
+    // No policy_log row exists for either send (the fixture writes none): delivery must know the recipients itself.
+    const decision = await interrupted(9, 'same text twice', 5_000);
+    // Another send of the same text to the same recipient, dispatched after this one's claim.
+    const other = await dispatchNow(9, 'same text twice');
+    const otherRow = await row(other.message_id);
+    expect(otherRow).toMatchObject({ state: 'dispatched' });
+    await resolver().resolveDue();
+    // Absent once the other's message is set aside: sent again under a new attempt, with a message of its own.
+    const resolved = await row(decision.message_id);
+    expect(resolved).toMatchObject({ state: 'dispatched', attempt: 2 });
+    expect(resolved!.provider_message_id).not.toBe(otherRow!.provider_message_id);
+    expect((await suite.fixture.ledger()).get('same text twice')).toBe(2);
   });
 
   it('sends again, once, a send absent from a store known to keep sent messages, but only once a slow send would have been stored', async () => {
@@ -143,7 +162,7 @@ describe('the resolver of open sends', () => {
       VALUES (${instanceId}, ${customerId}, 'fresh', ${simulator.baseUrl}, ${manager}, ${new SecretBox(isolation.env.GATEWAY_SECRET_KEY!).seal(token, SEAL_USES.managerApiKey(instanceId))})`);
     const decision = { ...acceptedDecision(suite.fixture, 8, 'first of a fresh instance'), instance_id: instanceId };
     decision.dispatch = { ...decision.dispatch!, instance_name: manager };
-    await claim(runtime.pool, [decision]);
+    await claim(runtime.pool, [taskOf(decision, 'fresh')]);
     await age(decision.message_id, 5_000);
     await resolver().resolveDue();
     expect(await row(decision.message_id)).toMatchObject({ state: 'failed', failure_reason: 'outcome_unknown' });

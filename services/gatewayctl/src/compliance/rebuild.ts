@@ -1,6 +1,7 @@
 import { sql, z } from '@gw/db';
 import type { AnyEvent, SendDecided } from '@gw/events';
-import { insertEntries, ProjectionBatch } from '@gw/policy-log';
+import type { CustomerPolicyState } from '@gw/policy';
+import { applyPolicyBatch, GENESIS_HASH, insertEntries, ProjectionChanges } from '@gw/policy-log';
 import { Count, digestOf, readDeadLetters, Replayer, replayFields, skippedPositions, type ComplianceDeps, type ProgressCallback } from '@gw/compliance';
 import type { PartitionRange } from '@gw/kafka';
 import { CliError } from '../action.ts';
@@ -42,12 +43,24 @@ const total = (ends: Map<number, PartitionRange>) => [...ends.values()].reduce((
 
 const SequenceValue = z.object({ v: z.number() });
 
+/** What one batch of customer-events changes, gathered as the consumer's runBatch gathers it. */
+class RebuiltBatch {
+  readonly states = new Map<string, CustomerPolicyState>();
+  readonly changes = new ProjectionChanges();
+  readonly factIds: string[] = [];
+
+  toWrite() {
+    return { states: this.states, quota: this.changes.quota, suppressions: this.changes.suppressions, factIds: this.factIds };
+  }
+}
+
 /**
  * Rebuilds the policy consumer's projections from Kafka, from zero, in one Postgres transaction:
- * policy_log from the recorded SendDecided records (ids, hashes and event ids kept), states and
- * the suppression/quota tables by folding customer-events through engineStep as the consumer
- * does, policy_offsets and policy_chain from where that fold ended, and the log_id sequence set
- * past the highest log_id. Deliveries are not touched.
+ * policy_log from the recorded SendDecided records (ids, hashes and event ids kept); states,
+ * folded fact ids, offsets and the suppression/quota tables by folding customer-events through
+ * engineStep as the consumer does and writing each batch with the consumer's own statement
+ * (applyPolicyBatch); policy_chain from the recorded heads, and the log_id sequence set past the
+ * highest log_id. Deliveries are not touched.
  *
  * Each partition is folded to its end, or up to its first command that has no recorded decision:
  * that command and everything after it are left to the consumer, exactly as if it had stopped there.
@@ -116,19 +129,29 @@ export async function rebuildProjections(deps: ComplianceDeps, options: RebuildO
     });
     phase(`policy_log: ${inserted} entries from ${decisionRecords} decision records (${conflicts} conflicting records ignored)`);
 
-    // 2. Fold customer-events as the consumer does.
+    // 2. Fold customer-events as the consumer does, and write each batch as it does: through
+    // applyPolicyBatch (policy_apply_batch), offsets fenced from zero, the chain left to step 3.
     const replayer = new Replayer();
-    const projections = new ProjectionBatch(tx);
     const next = new Map<number, bigint>();
     const stopped = new Map<number, { offset: bigint; command_id: string }>();
+    const written = new Map<number, bigint>();
+    const factsSeen = new Set<string>();
     let customerEvents = 0;
     let divergences = 0;
     const customerTotal = total(customerEnds);
+    const write = async (partition: number, batch: RebuiltBatch = new RebuiltBatch()) => {
+      const expectedOffset = written.get(partition) ?? 0n;
+      const nextOffset = next.get(partition) ?? 0n;
+      if (nextOffset === expectedOffset) return;
+      await applyPolicyBatch(tx, { topic: customerTopic, partition, expectedOffset, nextOffset, expectedHead: GENESIS_HASH, head: GENESIS_HASH, lastLogId: null, entries: [], ...batch.toWrite() });
+      written.set(partition, nextOffset);
+    };
     // Records the consumer dead-lettered and moved past are skipped here as there.
     const deadLettered = skippedPositions(await readDeadLetters(kafka, codec, topics), 'policy', customerTopic);
     await kafka.readToEnd(customerTopic, {
       ends: customerEnds,
       onBatch: async (records, partition) => {
+        const batch = new RebuiltBatch();
         for (const record of records) {
           customerEvents++;
           if (stopped.has(partition)) continue;
@@ -149,35 +172,30 @@ export async function rebuildProjections(deps: ComplianceDeps, options: RebuildO
           }
           next.set(partition, offset + 1n);
           if (!event) continue;
+          // The consumer records a fact's id once it is past its first copy, folded or not (run-batch.ts).
+          if (event.type === 'PolicyInputRecorded' && !factsSeen.has(event.payload.event_id)) {
+            factsSeen.add(event.payload.event_id);
+            batch.factIds.push(event.payload.event_id);
+          }
           const step = replayer.step(event, partition);
           if (step.kind === 'error') throw new Error(`the engine failed on ${event.type} ${partition}@${record.offset}: ${step.error}`);
           if (step.kind !== 'folded' && step.kind !== 'decided') continue;
-          for (const folded of step.folded) await projections.add(folded);
+          batch.states.set(step.customerId, replayer.states.get(step.customerId)!);
+          for (const folded of step.folded) batch.changes.add(folded);
           if (step.kind === 'decided' && decided.get(step.expected.correlation_id) !== digestOf(replayFields(step.expected))) divergences++;
         }
+        await write(partition, batch);
         progress({ phase: 'customer events', done: customerEvents, total: customerTotal });
       },
     });
-    await projections.flush();
-    for (const [partition, stop] of stopped) next.set(partition, stop.offset);
+    for (const [partition, stop] of stopped) {
+      next.set(partition, stop.offset);
+      await write(partition);
+    }
     phase(`folded ${customerEvents} customer events for ${replayer.states.size} customers (${divergences} replay divergences)`);
 
-    // 3. Folded fact ids, states, offsets, chain heads, sequence.
-    const factIds = [...replayer.foldedFacts];
-    for (let i = 0; i < factIds.length; i += 5000) {
-      await tx.query(sql.typeAlias('void')`INSERT INTO policy_facts (event_id) SELECT unnest(${sql.array(factIds.slice(i, i + 5000), 'text')})`);
-    }
-    const states = [...replayer.states.entries()];
-    for (let i = 0; i < states.length; i += 500) {
-      const slice = states.slice(i, i + 500);
-      await tx.query(sql.typeAlias('void')`
-        INSERT INTO policy_state (customer_id, state, updated_at)
-        SELECT customer_id, state, now() FROM ${sql.unnest(slice.map(([customerId, state]) => [customerId, JSON.stringify(state)]), ['text', 'json'])} AS s(customer_id, state)`);
-    }
+    // 3. Chain heads and the log_id sequence.
     const offsets = [...next.entries()].filter(([, offset]) => offset > 0n).sort((a, b) => a[0] - b[0]);
-    for (const [partition, offset] of offsets) {
-      await tx.query(sql.typeAlias('void')`INSERT INTO policy_offsets (topic, partition, next_offset) VALUES (${customerTopic}, ${partition}, ${offset.toString()})`);
-    }
     for (const [partition, head] of heads) {
       await tx.query(sql.typeAlias('void')`INSERT INTO policy_chain (partition, head_hash, last_log_id) VALUES (${partition}, ${head.entry_hash}, ${head.log_id})`);
     }
@@ -191,7 +209,7 @@ export async function rebuildProjections(deps: ComplianceDeps, options: RebuildO
     const report: RebuildReport = {
       rebuilt: true,
       policy_log: inserted,
-      policy_state: states.length,
+      policy_state: replayer.states.size,
       policy_offsets: offsets.map(([partition, offset]) => ({ partition, next_offset: Number(offset) })),
       policy_chain: heads.size,
       suppressions: await count('suppressions'),

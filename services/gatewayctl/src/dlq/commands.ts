@@ -24,7 +24,7 @@ function connections(config: GatewayConfig) {
     codec,
     letters: () => readDeadLetters(inspector, codec, topics),
     async append(records: Parameters<KafkaClient['send']>[0]) {
-      producer ??= new KafkaClient({ brokers: config.kafkaBrokers, clientId: 'gatewayctl-dlq', logger: createLogger('gatewayctl', process.env.GATEWAYCTL_LOG_LEVEL ?? 'fatal', true) });
+      producer ??= new KafkaClient({ brokers: config.kafkaBrokers, clientId: 'gatewayctl-dlq', logger: createLogger('gatewayctl', config.gatewayctl.logLevel, true) });
       await producer.send(records);
     },
     close: async () => producer?.close(),

@@ -2,13 +2,15 @@ import { isMessagePurpose, MESSAGE_PURPOSES, normalizePhone } from '@gw/contract
 import { sql, z, type Queryable } from '@gw/db';
 import type { LimitsOverridden, PolicyModule } from '@gw/policy';
 import { InstanceOwner, planChange, requireCustomer } from '@gw/accounts';
+import { loadConfig } from '@gw/config';
 import { CliError } from '../action.ts';
 import type { FactLog } from './fact-log.ts';
 
 const SuppressionRow = z.object({ recipient: z.string(), source: z.string(), reason: z.string(), created_by: z.string(), created_at: z.date() });
 
+/** Who made a change: --by, else GATEWAY_OPERATOR or USER (libs/config). */
 export function operator(by: string | undefined): string {
-  return by ?? process.env.GATEWAY_OPERATOR ?? process.env.USER ?? 'operator';
+  return by ?? loadConfig().gatewayctl.operator;
 }
 
 export async function setPlan(pool: Queryable, facts: FactLog, input: { customerId: string; plan: string; days?: number; by?: string; reason?: string; now?: number }) {

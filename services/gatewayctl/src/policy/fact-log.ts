@@ -21,7 +21,7 @@ export class FactLog implements AuditTrail {
   private connect() {
     this.ready ??= (async () => {
       const topics = new Topics(this.config.topicPrefix, this.config.topicPartitions, this.config.topicReplication);
-      const kafka = new KafkaClient({ brokers: this.config.kafkaBrokers, clientId: 'gatewayctl', logger: createLogger('gatewayctl', process.env.GATEWAYCTL_LOG_LEVEL ?? 'fatal', true) });
+      const kafka = new KafkaClient({ brokers: this.config.kafkaBrokers, clientId: 'gatewayctl', logger: createLogger('gatewayctl', this.config.gatewayctl.logLevel, true) });
       await kafka.ensureTopics(topics.specs());
       const codec = new EventCodec(this.config.schemaRegistryUrl, topics);
       await codec.init(['PolicyInputRecorded', 'AccountChanged']);

@@ -1,7 +1,7 @@
-import { jsonOf, sql, z, type Queryable, type Transaction } from '@gw/db';
+import { sql, z, type Queryable, type Transaction } from '@gw/db';
 import type { SendDecided } from '@gw/events';
 import { initialPolicyState, upgradeState, type CustomerPolicyState } from '@gw/policy';
-import { GENESIS_HASH, PolicyLogRow, toLogRow } from '@gw/policy-log';
+import { applyPolicyBatch, GENESIS_HASH, PolicyLogRow } from '@gw/policy-log';
 import type { BatchResult } from './run-batch.ts';
 
 // next_offset read as text: offsets are bigints in the consumer.
@@ -82,30 +82,24 @@ export interface BatchWrite {
 }
 
 /**
- * Writes a batch's result in one statement (policy_apply_batch, migration 1700000001000): offset,
- * chain head, log entries, folded fact ids, states, quota and suppressions, or nothing if the fence fails.
- * The batches travel as JSON made by JSON.stringify (jsonOf): the send path's hot statement.
+ * Writes a batch's result in one statement (applyPolicyBatch: policy_apply_batch, whose one
+ * definition is libs/db/functions/policy_apply_batch.sql): offset, chain head, log entries, folded
+ * fact ids, states, quota and suppressions, or nothing if the fence fails.
  */
 export async function applyBatch(db: Queryable, write: BatchWrite): Promise<void> {
   const { result } = write;
-  const stateIds = [...result.states.keys()];
-  const quota = [...result.quota.values()];
-  // In FROM, so the function's void result is a row without columns (the void type alias expects none).
-  await db.query(sql.typeAlias('void')`
-    SELECT FROM policy_apply_batch(
-      ${write.topic},
-      ${write.partition},
-      ${write.expectedOffset.toString()},
-      ${write.nextOffset.toString()},
-      ${write.expectedHead},
-      ${result.head},
-      ${result.lastLogId},
-      ${jsonOf(result.entries.map(toLogRow))},
-      ${sql.array(stateIds, 'text')},
-      ${jsonOf(stateIds.map((id) => result.states.get(id)))},
-      ${sql.array(quota.map((q) => q.customerId), 'text')},
-      ${sql.array(quota.map((q) => q.windowKey), 'text')},
-      ${sql.array(quota.map((q) => q.used), 'int4')},
-      ${jsonOf(result.suppressions)},
-      ${sql.array(result.factIds, 'text')})`);
+  await applyPolicyBatch(db, {
+    topic: write.topic,
+    partition: write.partition,
+    expectedOffset: write.expectedOffset,
+    nextOffset: write.nextOffset,
+    expectedHead: write.expectedHead,
+    head: result.head,
+    lastLogId: result.lastLogId,
+    entries: result.entries,
+    states: result.states,
+    quota: result.quota,
+    suppressions: result.suppressions,
+    factIds: result.factIds,
+  });
 }

@@ -9,6 +9,7 @@ import { securityLog } from '../plugins/security-log.ts';
 import { PageError, requireSignedIn } from '../sessions/guards.ts';
 import { clearSessionCookie, setSessionCookie } from '../sessions/plugin.ts';
 import { closeOtherSessions, closeSessionByRef, listSessions, rotateSession } from '../sessions/store.ts';
+import { browserName } from './browser-name.ts';
 import { lockedOutNotice } from './notices.ts';
 import { hashPassword, PASSWORD_MAX, PASSWORD_MIN, passwordMatches, passwordProblem } from './passwords.ts';
 import { clearFailures, countAttempt, isLocked, setPassword } from './users.ts';
@@ -32,7 +33,8 @@ export async function accountPageRoutes(app: FastifyInstance, opts: AccountPageO
   const page = async (request: FastifyRequest, extra: Record<string, unknown> = {}) => {
     const account = request.account!;
     const done = (request.query as { done?: string } | undefined)?.done;
-    return { title: 'Your account', sessions: await listSessions(opts.pool, account.user_id, account.id_hash), min: PASSWORD_MIN, passwordError: null, notice: (done && DONE[done]) ?? null, ...extra };
+    const sessions = (await listSessions(opts.pool, account.user_id, account.id_hash)).map((s) => ({ ...s, browser: browserName(s.user_agent) }));
+    return { title: 'Your account', sessions, min: PASSWORD_MIN, passwordError: null, notice: (done && DONE[done]) ?? null, ...extra };
   };
 
   app.get('/account', { preHandler: requireSignedIn }, async (request, reply) => reply.page('account', await page(request)));

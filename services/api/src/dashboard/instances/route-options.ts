@@ -2,7 +2,7 @@
 import type { AuditTrail } from '@gw/accounts';
 import type { Pool } from '@gw/db';
 import type { SecretBox } from '@gw/security';
-import type { SendMessageDeps } from '../../send-message/route.ts';
+import type { SendDeps as SendMessageDeps } from '@gw/send';
 
 export interface InstanceRoutesOptions {
   pool: Pool;

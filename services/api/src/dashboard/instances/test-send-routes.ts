@@ -2,7 +2,7 @@
 // POST /api/send-message (requestSend: appended to customer-events, decided by the policy engine,
 // delivered through the instance), and its outcome on the instance's page.
 import type { FastifyInstance } from 'fastify';
-import { requestSend } from '../../send-message/request-send.ts';
+import { requestSend } from '@gw/send';
 import { member, requirePermission } from '../sessions/guards.ts';
 import { managePage } from './manage-page.ts';
 import { ownInstance } from './own-instance.ts';

@@ -2,7 +2,7 @@
 // text, purposes), then the outcome of the guarded send read as the API answers it (toResponse),
 // beside every rule the policy evaluated (the decision's reasons, as the policy log records them).
 import { ApiError, isMessagePurpose, MESSAGE_MAX_LENGTH, MESSAGE_PURPOSES, normalizePhone, textProblem, type ErrorCode } from '@gw/contract';
-import { toResponse, type SendProgress } from '../../send-message/outcome.ts';
+import { toResponse, type SendProgress } from '@gw/send';
 
 export interface TestSendForm {
   phone: string;

@@ -7,9 +7,9 @@ const call = { commandId: 'cmd_1', deadlineMs: 1000, options: {} };
 const ids = { commandId: 'cmd_1', messageId: 'msg_1' };
 
 describe('testSendOutcome', () => {
-  it('sent, pending (accepted, delivery under way), refused, failed, and not decided by the deadline', async () => {
+  it('sent, queued (accepted, delivery under way), refused, failed, and not decided by the deadline', async () => {
     expect(testSendOutcome(delivered(call), ids)).toMatchObject({ status: 'sent', code: null, log_id: 7001, decision: 'accepted', message_id: 'msg_of_cmd_1' });
-    expect(testSendOutcome(accepted(call), ids)).toMatchObject({ status: 'pending', code: null, log_id: 7001 });
+    expect(testSendOutcome(accepted(call), ids)).toMatchObject({ status: 'queued', code: null, log_id: 7001 });
     const refused = testSendOutcome(await rejected('recipient_suppressed', 'Opted out.', { rule: 'recipient_not_suppressed' })(call), ids);
     expect(refused).toMatchObject({ status: 'refused', code: 'recipient_suppressed', message: 'Opted out.', log_id: 7001, decision: 'rejected', policy_version: 'test-policy' });
     expect(refused.rules).toEqual([

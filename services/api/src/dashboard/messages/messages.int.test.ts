@@ -14,6 +14,7 @@ import { webhookDeliveryIds } from './store.ts';
 // the delivery stage's own writer, the instance-events stage that turns a delivery outcome into a
 // gateway event, and the webhooks service's enqueue stage that makes the webhook delivery of it.
 import { claim, recordOutcomes, type DeliveryOutcome } from '../../../../delivery/src/dispatch/delivery-store.ts';
+import { taskOf } from '../../../../delivery/src/dispatch/outcomes.ts';
 import { mapDeliveryOutcomes } from '../../../../instance-events/src/delivery-outcomes.ts';
 import { enqueueGatewayEvents } from '../../../../webhooks/src/enqueue/handler.ts';
 
@@ -83,6 +84,9 @@ async function decided(...sent: Sent[]): Promise<SendDecided[]> {
   return entries;
 }
 
+/** The instance's display name, which the delivery stage puts on its outcome events (the test accounts' dispatch carries it). */
+const instanceNameOf = (d: SendDecided) => d.dispatch?.instance_name ?? '';
+
 const outcomeBase = (d: SendDecided, eventId: string) => ({
   event_id: eventId,
   correlation_id: d.correlation_id,
@@ -91,6 +95,9 @@ const outcomeBase = (d: SendDecided, eventId: string) => ({
   instance_id: d.instance_id,
   message_id: d.message_id,
   log_id: d.log_id,
+  recipient: d.recipient,
+  message_purpose: d.message_purpose,
+  instance_name: instanceNameOf(d),
 });
 const dispatchedOutcome = (d: SendDecided, provider: string): DeliveryOutcome => ({ type: 'MessageDispatched', payload: { ...outcomeBase(d, `evt_sent_${d.message_id}`), provider_message_id: provider, provider_status: 'PENDING' } });
 const failedOutcome = (d: SendDecided): DeliveryOutcome => ({
@@ -106,7 +113,7 @@ const BATCH: StageBatch = { topic: 'test', partition: 0, nextOffset: 1n, heartbe
  * Returns the webhook delivery id.
  */
 async function sendOutcome(d: SendDecided, outcome: DeliveryOutcome): Promise<string> {
-  await claim(pool(), [d]);
+  await claim(pool(), [taskOf(d, instanceNameOf(d))]);
   await recordOutcomes(pool(), [{ messageId: d.message_id, attempt: 1, outcome, detail: null }]);
   const { runtime } = suite.fixture;
   const records = await mapDeliveryOutcomes(runtime)([{ offset: 0n, event: outcome as never }], BATCH);
@@ -204,7 +211,7 @@ beforeAll(async () => {
   await attempts(webhooks.failed, [{ status: null, error: 'timeout', latency: 10_000, outcome: 'retry' }], 'pending');
 
   // Claimed, outcome open: the row keeps the text until then, which the page never shows.
-  await claim(pool(), [sendingMessage]);
+  await claim(pool(), [taskOf(sendingMessage, instanceNameOf(sendingMessage))]);
 }, 120_000);
 
 describe('GET /messages', () => {

@@ -4,6 +4,7 @@
 // token for its forms, and no caching of anything that may show a secret.
 import { fileURLToPath } from 'node:url';
 import fastifyStatic from '@fastify/static';
+import { processSetting } from '@gw/config';
 import fastifyView from '@fastify/view';
 import { Eta } from 'eta';
 import type { FastifyInstance, FastifyReply } from 'fastify';
@@ -23,7 +24,7 @@ declare module 'fastify' {
 
 export const viewsPlugin = fp(async (app: FastifyInstance) => {
   // autoEscape: `<%= %>` escapes; only `<%~ %>` (used for the layout's body) writes raw HTML.
-  const eta = new Eta({ views: VIEWS, autoEscape: true, cache: process.env.NODE_ENV === 'production' });
+  const eta = new Eta({ views: VIEWS, autoEscape: true, cache: processSetting('NODE_ENV') === 'production' });
   await app.register(fastifyView, { engine: { eta }, templates: VIEWS });
   await app.register(fastifyStatic, { root: ASSETS, prefix: '/assets/', decorateReply: false, index: false, maxAge: '1h' });
   app.decorateReply('page', async function page(this: FastifyReply, template: string, data: Record<string, unknown> = {}) {

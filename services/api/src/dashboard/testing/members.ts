@@ -18,10 +18,13 @@ export interface TestMember {
 
 const PASSWORD = 'a long enough test password';
 
-/** A user of `customerId` with `role`, MFA enrolled, signed in with both factors. */
-export async function memberWithRole(app: FastifyInstance, pool: Pool, box: SecretBox, customerId: string, role: Role): Promise<TestMember> {
+/**
+ * A user of `customerId` with `role`, MFA enrolled, signed in with both factors; address proved
+ * unless `verified` is false (as an invitation's account is before its owner follows the link).
+ */
+export async function memberWithRole(app: FastifyInstance, pool: Pool, box: SecretBox, customerId: string, role: Role, options: { verified?: boolean } = {}): Promise<TestMember> {
   const email = `${role}-${Math.random().toString(36).slice(2)}@example.test`;
-  const userId = await createUser(pool, email, await hashPassword(PASSWORD), { verified: true });
+  const userId = await createUser(pool, email, await hashPassword(PASSWORD), { verified: options.verified ?? true });
   await addMembership(pool, userId, customerId, role);
   const secret = newTotpSecret();
   await saveEnrolment(pool, box, userId, secret, newRecoveryCodes());

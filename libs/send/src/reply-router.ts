@@ -4,7 +4,7 @@ import { CORRELATION_HEADER, type EventCodec, type Topics } from '@gw/events';
 import type { ConsumedRecord, KafkaClient, RunningConsumer } from '@gw/kafka';
 import { describeError, type Logger } from '@gw/observability';
 import { isFinal, type SendProgress } from './outcome.ts';
-import { loadProgress, loadProgressMany } from './progress-store.ts';
+import { loadProgress, loadProgressMany } from './progress-read.ts';
 
 interface Waiter {
   progress: SendProgress;

@@ -9,7 +9,8 @@ export interface SendProgress {
 
 export interface SendSuccessBody {
   success: true;
-  status: 'sent' | 'pending';
+  /** The contract's words (SendMessageSuccess.status): queued while the delivery is still under way at the deadline. */
+  status: 'sent' | 'queued';
   message_id: string;
   log_id: number;
 }
@@ -18,19 +19,26 @@ export function isFinal(progress: SendProgress): boolean {
   return progress.delivery !== null || progress.decision?.decision === 'rejected';
 }
 
-function failedRuleDetails(decision: SendDecided): Record<string, unknown> {
+/**
+ * The details of the rule a refusal failed on, as the policy engine recorded them (a JSON object
+ * in the reason's `detail`). A detail that is missing, not JSON or not an object is answered with
+ * the rule's name alone: a refusal is never turned into a 500 by its own details.
+ */
+export function failedRuleDetails(decision: Pick<SendDecided, 'reasons'>): Record<string, unknown> {
   const failed = decision.reasons.find((r) => r.outcome === 'fail');
   if (!failed?.detail) return { rule: failed?.rule ?? null };
   try {
-    return JSON.parse(failed.detail) as Record<string, unknown>;
+    const parsed: unknown = JSON.parse(failed.detail);
+    if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) return parsed as Record<string, unknown>;
   } catch {
-    return { rule: failed.rule };
+    // Not JSON: the rule's name alone, below.
   }
+  return { rule: failed.rule };
 }
 
 /**
  * The HTTP answer for what is known at the deadline. Never "failed" for a message that may
- * still be sent: an accepted decision whose delivery is still under way answers status "pending",
+ * still be sent: an accepted decision whose delivery is still under way answers status "queued",
  * and a command not yet decided answers 500 with its ids so the caller can retry idempotently.
  */
 export function toResponse(progress: SendProgress, ids: { commandId: string; messageId: string }): SendSuccessBody | ApiError {
@@ -50,7 +58,7 @@ export function toResponse(progress: SendProgress, ids: { commandId: string; mes
   }
   if (delivery?.type === 'DeliveryFailed' && !delivery.payload.definitive) {
     // Declared failed for lack of an acknowledgement, but the manager may still have sent it.
-    return { success: true, status: 'pending', message_id: delivery.payload.message_id, log_id: delivery.payload.log_id };
+    return { success: true, status: 'queued', message_id: delivery.payload.message_id, log_id: delivery.payload.log_id };
   }
   if (delivery?.type === 'DeliveryFailed') {
     const words =
@@ -75,7 +83,7 @@ export function toResponse(progress: SendProgress, ids: { commandId: string; mes
     });
   }
   if (decision?.decision === 'accepted') {
-    return { success: true, status: 'pending', message_id: decision.message_id, log_id: decision.log_id };
+    return { success: true, status: 'queued', message_id: decision.message_id, log_id: decision.log_id };
   }
   return new ApiError('internal_error', 'The message was recorded but not yet processed. Retry with the same Idempotency-Key to get its outcome.', {
     state: 'pending_decision',

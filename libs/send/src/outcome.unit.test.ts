@@ -32,14 +32,17 @@ function decided(overrides: Partial<SendDecided> = {}): SendDecided {
 
 const rejected = (overrides: Partial<SendDecided>) => decided({ decision: 'rejected', ...overrides });
 
+/** What the delivery stage copies from the decision onto its outcome. */
+const named = { recipient: '+14155552671', message_purpose: 'transactional', instance_name: 'front' };
+
 const dispatched = (): SendProgress['delivery'] => ({
   type: 'MessageDispatched',
-  payload: { event_id: 'evt_2', correlation_id: 'cmd_1', occurred_at: 2, customer_id: 'cus_1', instance_id: 'ins_1', message_id: 'msg_1', log_id: 41, provider_message_id: 'p1', provider_status: 'PENDING' } satisfies MessageDispatched,
+  payload: { event_id: 'evt_2', correlation_id: 'cmd_1', occurred_at: 2, customer_id: 'cus_1', instance_id: 'ins_1', message_id: 'msg_1', log_id: 41, provider_message_id: 'p1', provider_status: 'PENDING', ...named } satisfies MessageDispatched,
 });
 
 const failed = (definitive: boolean): SendProgress['delivery'] => ({
   type: 'DeliveryFailed',
-  payload: { event_id: 'evt_3', correlation_id: 'cmd_1', occurred_at: 3, customer_id: 'cus_1', instance_id: 'ins_1', message_id: 'msg_1', log_id: 41, reason: 'unknown_number', detail: 'not on the network', definitive } satisfies DeliveryFailed,
+  payload: { event_id: 'evt_3', correlation_id: 'cmd_1', occurred_at: 3, customer_id: 'cus_1', instance_id: 'ins_1', message_id: 'msg_1', log_id: 41, reason: 'unknown_number', detail: 'not on the network', definitive, ...named } satisfies DeliveryFailed,
 });
 
 /** The body and status an answer goes out with. */
@@ -56,10 +59,10 @@ describe('toResponse', () => {
     expect(answer(toResponse({ decision: null, delivery: dispatched() }, ids)).body).toMatchObject({ status: 'sent' });
   });
 
-  it('a failure that is not definitive (no acknowledgement) is pending, never failed', () => {
+  it('a failure that is not definitive (no acknowledgement) is queued, never failed', () => {
     expect(answer(toResponse({ decision: decided(), delivery: failed(false) }, ids))).toEqual({
       status: 200,
-      body: { success: true, status: 'pending', message_id: 'msg_1', log_id: 41 },
+      body: { success: true, status: 'queued', message_id: 'msg_1', log_id: 41 },
     });
   });
 
@@ -136,10 +139,10 @@ describe('toResponse', () => {
     expect(answer(toResponse({ decision: notJson, delivery: null }, ids)).body.details).toEqual({ rule: 'content_rule', message_id: 'msg_1', log_id: 41, policy_version: 'policy-7' });
   });
 
-  it('an accepted decision whose delivery is under way is pending, with the decision\'s ids', () => {
+  it('an accepted decision whose delivery is under way is queued, with the decision\'s ids', () => {
     expect(answer(toResponse({ decision: decided({ message_id: 'msg_9', log_id: 99 }), delivery: null }, ids))).toEqual({
       status: 200,
-      body: { success: true, status: 'pending', message_id: 'msg_9', log_id: 99 },
+      body: { success: true, status: 'queued', message_id: 'msg_9', log_id: 99 },
     });
   });
 
@@ -170,7 +173,7 @@ describe('toResponse for an instance manager that is not activated', () => {
   it('answers 502 gateway_send_failed with details.reason manager_license_required and says to activate it at its /manager page', () => {
     const delivery: SendProgress['delivery'] = {
       type: 'DeliveryFailed',
-      payload: { event_id: 'evt_4', correlation_id: 'cmd_1', occurred_at: 3, customer_id: 'cus_1', instance_id: 'ins_1', message_id: 'msg_1', log_id: 41, reason: 'manager_license_required', detail: 'not activated', definitive: true } satisfies DeliveryFailed,
+      payload: { event_id: 'evt_4', correlation_id: 'cmd_1', occurred_at: 3, customer_id: 'cus_1', instance_id: 'ins_1', message_id: 'msg_1', log_id: 41, reason: 'manager_license_required', detail: 'not activated', definitive: true, ...named } satisfies DeliveryFailed,
     };
     const { status, body } = answer(toResponse({ decision: decided(), delivery }, ids));
     expect(status).toBe(502);

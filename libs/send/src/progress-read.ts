@@ -1,3 +1,12 @@
+// The progress read: what the policy and delivery stages have recorded of a send command, read
+// from their projections in Postgres. The send path is the command side and would rather answer
+// from the reply events alone, but it cannot: the reply router reads the decision and delivery
+// topics from the moment its process started, so a reply appended while it was down (a restart),
+// or long before (an idempotent retry of yesterday's request), is only found here.
+//
+// Tables read (owned by other stages; docs/architecture.md):
+// - `policy_log` (policy stage): `decision_event`, the SendDecided as appended, one row per command id;
+// - `deliveries` (delivery stage): `outcome_event`, the MessageDispatched or DeliveryFailed as appended.
 import { sql, z, type Queryable } from '@gw/db';
 import type { SendProgress } from './outcome.ts';
 

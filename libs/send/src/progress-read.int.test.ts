@@ -1,10 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { insertEntries, storedCopy } from '@gw/policy-log';
-import { useIsolatedDatabase } from '../../../../test/support/isolated-database.ts';
+import { useIsolatedDatabase } from '../../../test/support/isolated-database.ts';
 // The delivery stage's own writer makes the deliveries rows, as it does in the pipeline.
-import { claim, recordOutcomes } from '../../../delivery/src/dispatch/delivery-store.ts';
-import { decision, delivered, failedDelivery } from '../testing/fake-replies.ts';
-import { commandDecided, loadProgress, loadProgressMany } from './progress-store.ts';
+import { claim, recordOutcomes } from '../../../services/delivery/src/dispatch/delivery-store.ts';
+import { taskOf } from '../../../services/delivery/src/dispatch/outcomes.ts';
+import { decision, delivered, failedDelivery } from '../../../services/api/src/testing/fake-replies.ts';
+import { commandDecided, loadProgress, loadProgressMany } from './progress-read.ts';
 
 // The projections the reply router falls back on (a reply missed), read from a real database as
 // the policy and delivery stages write them.
@@ -13,14 +14,14 @@ const db = useIsolatedDatabase();
 const waitOn = (commandId: string) => ({ commandId, deadlineMs: 0, options: {} });
 const dispatch = { instance_name: 'front', phone: '+14155552671', text: 'Your order has shipped.' };
 
-describe('progress store', () => {
+describe('progress read', () => {
   it('reads every command\'s decision and delivery outcome in one statement; an undecided command is absent', async () => {
     const sent = decision('cmd_sent', { log_id: 1, dispatch });
     const failed = decision('cmd_failed', { log_id: 2, dispatch });
     const underway = decision('cmd_underway', { log_id: 3, dispatch });
     const refused = decision('cmd_refused', { log_id: 4, decision: 'rejected', error_code: 'policy_violation', error_message: 'No.' });
     await insertEntries(db.pool, [sent, failed, underway, refused]);
-    await claim(db.pool, [sent, failed, underway]);
+    await claim(db.pool, [sent, failed, underway].map((accepted) => taskOf(accepted, 'front')));
     const sentOutcome = delivered(waitOn('cmd_sent')).delivery!;
     const failedOutcome = failedDelivery(waitOn('cmd_failed')).delivery!;
     await recordOutcomes(db.pool, [
