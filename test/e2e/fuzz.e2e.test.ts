@@ -7,7 +7,7 @@ import { createPbx } from '@gw/accounts';
 import { demoAccount, extraKey, withOperator } from '../support/accounts.ts';
 import { send } from '../support/http.ts';
 import { useStack, type StackSuite } from '../support/suite.ts';
-import { malformedRequests, pbxSigningHeaders, type Endpoint, type FuzzRequest, type FuzzTargets } from '../fuzz/malformed.ts';
+import { FUZZ_INGEST_BODY_LIMIT, malformedRequests, pbxSigningHeaders, type Endpoint, type FuzzRequest, type FuzzTargets } from '../fuzz/malformed.ts';
 
 // Fuzz of the three POST endpoints: at least 20,000 malformed requests (FUZZ_REQUESTS), almost all
 // of them authenticated (and, for PBX, validly signed) so that they reach parsing, over real HTTP
@@ -17,7 +17,10 @@ import { malformedRequests, pbxSigningHeaders, type Endpoint, type FuzzRequest, 
 const SERVICES = ['api', 'policy', 'delivery', 'instance-events'] as const;
 // The ingest's per-instance rate limit is raised out of the way, as the PBX one is below: the fuzz
 // is about parsing, and its ~6,000 ingest requests to one instance would otherwise meet the limit.
-const suite: StackSuite = useStack({ services: [...SERVICES], env: { INSTANCE_EVENT_BURST: '1000000', INSTANCE_EVENT_RATE_PER_SECOND: '1000000' } });
+const suite: StackSuite = useStack({
+  services: [...SERVICES],
+  env: { INSTANCE_EVENT_BURST: '1000000', INSTANCE_EVENT_RATE_PER_SECOND: '1000000', INSTANCE_EVENT_BODY_LIMIT_BYTES: String(FUZZ_INGEST_BODY_LIMIT) },
+});
 
 const TOTAL = Number(process.env.FUZZ_REQUESTS ?? 20_500);
 const SEED = Number(process.env.FUZZ_SEED ?? 20_260_601);

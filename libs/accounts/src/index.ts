@@ -18,7 +18,7 @@ export {
 } from './instances.ts';
 export { INSTANCE_WEBHOOK_EVENTS, setInstanceWebhook } from './instance-webhook.ts';
 export { deleteInstance } from './instance-delete.ts';
-export { createPbx, disablePbx, listPbxIntegrations, rotatePbxSecret, setPbxTemplate, type CreatePbxInput, type PbxIntegrationSummary, type PbxScope } from './pbx.ts';
+export { createPbx, disablePbx, listPbxIntegrations, pbxModuleEnabled, rotatePbxSecret, setPbxTemplate, type CreatePbxInput, type PbxIntegrationSummary, type PbxScope } from './pbx.ts';
 export * from './webhooks/index.ts';
 export {
   decideLimitRequest,

@@ -135,3 +135,12 @@ export async function disablePbx(pool: Queryable, id: number, scope: PbxScope = 
   await pool.query(sql.typeAlias('void')`UPDATE pbx_integrations SET disabled_at = COALESCE(disabled_at, now()) WHERE id = ${id}`);
   return { pbx_integration_id: id, disabled: true };
 }
+
+const ModuleSwitch = z.object({ enabled: z.boolean().nullable() });
+
+/** Whether the customer's PBX module is on, from the policy engine's folded state (default off). */
+export async function pbxModuleEnabled(pool: Queryable, customerId: string): Promise<boolean> {
+  const row = await pool.maybeOne(sql.type(ModuleSwitch)`
+    SELECT (state->'modules'->>'pbx')::boolean AS enabled FROM policy_state WHERE customer_id = ${customerId}`);
+  return row?.enabled === true;
+}

@@ -17,3 +17,14 @@ export function renderTemplate(template: string, values: Partial<Record<(typeof 
   for (const name of PLACEHOLDERS) text = text.split(`{${name}}`).join(values[name] ?? '');
   return text.replace(/\s{2,}/g, ' ').trim();
 }
+
+export type TemplateValues = Parameters<typeof renderTemplate>[1];
+
+/**
+ * The text a call event's template sends: the integration's own template for the event, or the
+ * default one, with the event's values filled in. The PBX route sends it; the dashboard previews it.
+ */
+export function templateText(templates: Record<string, string>, eventType: string, values: TemplateValues): string {
+  const template = templates[eventType] ?? DEFAULT_PBX_TEMPLATES[eventType]!;
+  return renderTemplate(template, values);
+}

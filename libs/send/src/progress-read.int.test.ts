@@ -4,7 +4,7 @@ import { useIsolatedDatabase } from '../../../test/support/isolated-database.ts'
 // The delivery stage's own writer makes the deliveries rows, as it does in the pipeline.
 import { claim, recordOutcomes } from '../../../services/delivery/src/dispatch/delivery-store.ts';
 import { taskOf } from '../../../services/delivery/src/dispatch/outcomes.ts';
-import { decision, delivered, failedDelivery } from '../../../services/api/src/testing/fake-replies.ts';
+import { decision, delivered, failedDelivery } from '../../../test/support/api/fake-replies.ts';
 import { commandDecided, loadProgress, loadProgressMany } from './progress-read.ts';
 
 // The projections the reply router falls back on (a reply missed), read from a real database as

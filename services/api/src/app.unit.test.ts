@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMetrics } from '@gw/observability';
 import { buildApp } from './app.ts';
-import { unconnectedDashboard } from './dashboard/unconnected.ts';
+import { unconnectedDashboard } from '@gw/dashboard';
 import type { PbxDeps } from './pbx/route.ts';
 import type { SendMessageDeps } from './send-message/route.ts';
 

@@ -5,9 +5,7 @@ import { buildApp } from './app.ts';
 import { ReplyRouter } from '@gw/send';
 import { SecretBox } from '@gw/security';
 import { createMailer } from '@gw/mail';
-import { dashboardAppends } from './dashboard/appends.ts';
-import { dashboardWebhookDeps } from './dashboard/webhooks/deps.ts';
-import { messagingRules } from './dashboard/public/messaging-rules.ts';
+import { dashboardAppends, dashboardWebhookDeps, messagingRules } from '@gw/dashboard';
 
 const runtime = await createRuntime('api');
 const { config, logger } = runtime;

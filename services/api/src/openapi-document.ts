@@ -1,6 +1,6 @@
 import { createMetrics } from '@gw/observability';
 import { buildApp } from './app.ts';
-import { unconnectedDashboard } from './dashboard/unconnected.ts';
+import { unconnectedDashboard } from '@gw/dashboard';
 import type { SendMessageDeps } from './send-message/route.ts';
 import type { PbxDeps } from './pbx/route.ts';
 

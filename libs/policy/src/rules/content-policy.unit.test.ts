@@ -1,7 +1,7 @@
-import { describe, expect, it } from 'vitest';
+import { describe, it } from 'vitest';
 import { DEFAULT_POLICY_CONFIG, type PolicyConfig } from '../config/policy-config.ts';
 import { activeCustomer, aSend } from '../testing/fixtures.ts';
-import { given } from '../testing/given-when-then.ts';
+import { accepted, given, rejected } from '../testing/given-when-then.ts';
 
 const TRANSACTIONAL = [
   'Your order 1234 has shipped.',
@@ -34,26 +34,26 @@ const PROHIBITED: [string, string][] = [
 
 describe('content_policy', () => {
   it.each(TRANSACTIONAL)('passes transactional text: %s', (text) => {
-    given(activeCustomer()).when(aSend({ text })).thenAccepted();
+    given(activeCustomer()).when(aSend({ text })).then([accepted()]);
   });
 
   it.each(PROHIBITED)('refuses %s as %s', (text, reason) => {
-    given(activeCustomer()).when(aSend({ text })).thenRejected('policy_violation', { rule: 'content_policy', reason, rules_version: DEFAULT_POLICY_CONFIG.content.version });
+    given(activeCustomer()).when(aSend({ text })).then([rejected('policy_violation', { reason })]).withDetails({ rule: 'content_policy', reason, rules_version: DEFAULT_POLICY_CONFIG.content.version });
   });
 
   it('refuses promotional language whatever the declared (non-marketing) purpose', () => {
     for (const purpose of ['transactional', 'support', 'authentication']) {
-      given(activeCustomer()).when(aSend({ purpose, text: 'Your order shipped! 30% off your next one with discount code BACK30' })).thenRejected('policy_violation', { reason: 'promotional_content' });
+      given(activeCustomer()).when(aSend({ purpose, text: 'Your order shipped! 30% off your next one with discount code BACK30' })).then([rejected('policy_violation', { reason: 'promotional_content', purpose })]);
     }
   });
 
   it('one weak word alone passes; two weak signals refuse', () => {
-    given(activeCustomer()).when(aSend({ text: 'Your discount was applied to order 77.' })).thenAccepted();
-    given(activeCustomer()).when(aSend({ text: 'Hurry, the sale is on' })).thenRejected('policy_violation', { reason: 'promotional_content', score: 2, matched: ['sale_words', 'limited_time'] });
+    given(activeCustomer()).when(aSend({ text: 'Your discount was applied to order 77.' })).then([accepted()]);
+    given(activeCustomer()).when(aSend({ text: 'Hurry, the sale is on' })).then([rejected('policy_violation', { reason: 'promotional_content' })]).withDetails({ score: 2, matched: ['sale_words', 'limited_time'] });
   });
 
   it('sees through full-width letters and zero-width characters', () => {
-    given(activeCustomer()).when(aSend({ text: 'Ｖｏｔｅ for\u200B Jane' })).thenRejected('policy_violation', { reason: 'political_content' });
+    given(activeCustomer()).when(aSend({ text: 'Ｖｏｔｅ for\u200B Jane' })).then([rejected('policy_violation', { reason: 'political_content' })]);
   });
 
   it('takes thresholds per plan from config', () => {
@@ -62,13 +62,11 @@ describe('content_policy', () => {
       plans: { ...DEFAULT_POLICY_CONFIG.plans, starter: { ...DEFAULT_POLICY_CONFIG.plans.starter!, contentThresholds: { shaft_alcohol: 1 } } },
     };
     const text = 'Your wine order 5521 has shipped.';
-    given(activeCustomer()).when(aSend({ text })).thenAccepted();
-    given(activeCustomer(), { config: strict }).when(aSend({ text })).thenRejected('policy_violation', { reason: 'shaft_alcohol', threshold: 1 });
+    given(activeCustomer()).when(aSend({ text })).then([accepted()]);
+    given(activeCustomer(), { config: strict }).when(aSend({ text })).then([rejected('policy_violation', { reason: 'shaft_alcohol' })]).withDetails({ threshold: 1 });
   });
 
   it('reports the worst category when several match', () => {
-    given(activeCustomer()).when(aSend({ text: 'Vote for Jane! 20% off beer, act now' })).thenOutcome(({ decisions }) => {
-      expect(decisions[0]).toMatchObject({ code: 'policy_violation', details: { reason: 'promotional_content', score: 4 } });
-    });
+    given(activeCustomer()).when(aSend({ text: 'Vote for Jane! 20% off beer, act now' })).then([rejected('policy_violation', { reason: 'promotional_content' })]).withDetails({ score: 4 });
   });
 });

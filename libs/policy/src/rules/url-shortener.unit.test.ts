@@ -1,6 +1,6 @@
 import { describe, it } from 'vitest';
 import { activeCustomer, aSend } from '../testing/fixtures.ts';
-import { given } from '../testing/given-when-then.ts';
+import { accepted, given, rejected } from '../testing/given-when-then.ts';
 
 describe('url_shortener', () => {
   it.each([
@@ -11,7 +11,7 @@ describe('url_shortener', () => {
     ['Form: HTTPS://CUTT.LY/q', 'cutt.ly'],
     ['Link rb.gy/zz and shorturl.at/ab', 'rb.gy'],
   ])('refuses %s', (text, shortener) => {
-    given(activeCustomer()).when(aSend({ text })).thenRejected('policy_violation', { rule: 'url_shortener', reason: 'url_shortener', shortener });
+    given(activeCustomer()).when(aSend({ text })).then([rejected('policy_violation', { reason: 'url_shortener' })]).withDetails({ rule: 'url_shortener', reason: 'url_shortener', shortener });
   });
 
   it.each([
@@ -22,6 +22,6 @@ describe('url_shortener', () => {
     'Visit our office at 10 Main St., e.g. before 5pm.',
     'Login at https://app.mysaas.io/login',
   ])('allows own and branded domains: %s', (text) => {
-    given(activeCustomer()).when(aSend({ text })).thenAccepted();
+    given(activeCustomer()).when(aSend({ text })).then([accepted()]);
   });
 });

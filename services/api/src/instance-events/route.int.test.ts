@@ -6,7 +6,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { sql, z } from '@gw/db';
 import type { InstanceEventReceived } from '@gw/events';
 import { setInstanceWebhook } from '@gw/accounts';
-import { useApiFixture, type TestAccount } from '../testing/api-fixture.ts';
+import { useApiFixture, type TestAccount } from '../../../../test/support/api/api-fixture.ts';
 import { DEFAULT_INSTANCE_EVENT_BODY_LIMIT_BYTES } from '@gw/config';
 import { errorHandlerPlugin } from '../plugins/error-handler.ts';
 import { instanceEventsRoutes } from './route.ts';

@@ -100,12 +100,3 @@ export async function recordResponse(pool: Queryable, integrationId: number, ded
   await pool.query(sql.typeAlias('void')`
     UPDATE pbx_requests SET response = ${jsonOf(response)} WHERE integration_id = ${integrationId} AND dedupe_key = ${dedupeKey}`);
 }
-
-const ModuleSwitch = z.object({ enabled: z.boolean().nullable() });
-
-/** Whether the customer's PBX module is on, from the policy engine's folded state (default off). */
-export async function pbxModuleEnabled(pool: Queryable, customerId: string): Promise<boolean> {
-  const row = await pool.maybeOne(sql.type(ModuleSwitch)`
-    SELECT (state->'modules'->>'pbx')::boolean AS enabled FROM policy_state WHERE customer_id = ${customerId}`);
-  return row?.enabled === true;
-}

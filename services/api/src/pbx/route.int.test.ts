@@ -3,8 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { sql, z } from '@gw/db';
 import type { PbxEventReceived, SendRequested } from '@gw/events';
 import { createPbx, disablePbx } from '@gw/accounts';
-import { accepted, decision, NO_ANSWER, rejected } from '../testing/fake-replies.ts';
-import { until, useApiFixture, type TestAccount } from '../testing/api-fixture.ts';
+import { accepted, decision, NO_ANSWER, rejected } from '../../../../test/support/api/fake-replies.ts';
+import { until, useApiFixture, type TestAccount } from '../../../../test/support/api/api-fixture.ts';
 import { PBX_BODY_LIMIT } from './route.ts';
 
 // POST /integrations/pbx/webhook/{integration_id} in-process, over real Postgres, Kafka and the

@@ -14,14 +14,15 @@ import {
   findUnsafeText,
   SAFE_TEXT_RULE,
   TEMPLATE_EVENTS,
+  templateText,
 } from '@gw/contract';
+import { pbxModuleEnabled } from '@gw/accounts';
 import { newEventId, type SendDecided } from '@gw/events';
 import type { OutgoingRecord } from '@gw/kafka';
 import { newId, type SecretBox } from '@gw/security';
 import { appendRule, failedRuleDetails, requestSend, type SendDeps } from '@gw/send';
-import { claimRequest, loadIntegration, pbxModuleEnabled, recordResponse, releaseClaim, useSignature, type PbxIntegration, type PbxResponseRecord } from './pbx-store.ts';
+import { claimRequest, loadIntegration, recordResponse, releaseClaim, useSignature, type PbxIntegration, type PbxResponseRecord } from './pbx-store.ts';
 import { PbxRateLimiter } from './rate-limiter.ts';
-import { templateText } from './template-text.ts';
 import { verifyPbxRequest } from './verify-request.ts';
 
 export const PBX_BODY_LIMIT = 256 * 1024;

@@ -4,8 +4,8 @@ import { sql, z } from '@gw/db';
 import { CORRELATION_HEADER, type SendRequested } from '@gw/events';
 import { insertEntries } from '@gw/policy-log';
 import { createApiKey, createInstance, revokeApiKey } from '@gw/accounts';
-import { accepted, decision, delivered, failedDelivery, NO_ANSWER, rejected } from '../testing/fake-replies.ts';
-import { until, useApiFixture, type FollowedRecord, type TestAccount } from '../testing/api-fixture.ts';
+import { accepted, decision, delivered, failedDelivery, NO_ANSWER, rejected } from '../../../../test/support/api/fake-replies.ts';
+import { until, useApiFixture, type FollowedRecord, type TestAccount } from '../../../../test/support/api/api-fixture.ts';
 
 // POST /api/send-message in-process, over real Postgres, Kafka and the registry; the reply router
 // is a fake that answers what each test needs.

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CSV_COLUMNS } from '@gw/compliance';
+import { CSV_COLUMNS, verifyPolicyLog } from '@gw/compliance';
 import { sql, z } from '@gw/db';
 import { newEventId } from '@gw/events';
 import { KafkaInspector } from '@gw/kafka';
@@ -12,7 +12,7 @@ import { isolate, type Isolation } from '../../../../test/support/infra.ts';
 // The policy consumer and its test commands, reached by path as other services' int tests do.
 import { onboarding, sendRequested } from '../../../policy/src/decide-sends/testing.ts';
 import { startPolicyService } from '../../../policy/src/service.ts';
-import { complianceDeps, verifyPolicyLog } from './index.ts';
+import { complianceDeps } from './context.ts';
 
 // gatewayctl's compliance commands (policy-log export and verify, projections rebuild, dlq list),
 // whose core is @gw/compliance (shared with the dashboard), as an operator runs them: the CLI

@@ -4,8 +4,6 @@ import { createPool, type Pool } from '@gw/db';
 import { EventCodec, Topics } from '@gw/events';
 import { KafkaInspector } from '@gw/kafka';
 
-export type { ComplianceDeps, ComplianceConnection } from '@gw/compliance';
-
 /** The operator's connections for the compliance commands (with a connection: verify replays on a worker thread). */
 export async function complianceDeps(config: GatewayConfig, pool?: Pool): Promise<ComplianceDeps> {
   const topics = new Topics(config.topicPrefix, config.topicPartitions);

@@ -4,20 +4,13 @@ import type { Command } from 'commander';
 import type { GatewayConfig } from '@gw/config';
 import { describeRules } from '@gw/policy';
 import { CliError, wantsJson, type ActionWrapper } from '../action.ts';
-import { exportPolicyLog, type ExportFormat } from '@gw/compliance';
-import { complianceDeps, type ComplianceDeps } from './context.ts';
+// The export, verify and replay are @gw/compliance's (shared with the dashboard); the commands are here.
+import { exportPolicyLog, verifyPolicyLog, type ComplianceDeps, type ExportFormat } from '@gw/compliance';
+import { complianceDeps } from './context.ts';
 import { terminalProgress } from './progress.ts';
 import { rebuildProjections } from './rebuild.ts';
 import { formatEntry, showEntry } from './show.ts';
-import { formatVerifyReport, verifyPolicyLog } from './verify.ts';
-
-// The export, verify and replay are @gw/compliance's (shared with the dashboard); the commands are here.
-export { verifyPolicyLog, formatVerifyReport, type VerifyReport, type Divergence, type VerifyOptions, type CheckName } from './verify.ts';
-export { rebuildProjections, REBUILT_TABLES, type RebuildReport, type RebuildOptions } from './rebuild.ts';
-export { exportPolicyLog, CSV_COLUMNS, type ExportOptions } from '@gw/compliance';
-export { showEntry, type ShownEntry } from './show.ts';
-export { complianceDeps, type ComplianceDeps } from './context.ts';
-export type { ProgressCallback, ProgressEvent } from './progress.ts';
+import { formatVerifyReport } from './verify.ts';
 
 export interface ComplianceCommandDeps {
   config: GatewayConfig;

@@ -1,8 +1,5 @@
 import type { ProgressCallback, ProgressEvent } from '@gw/compliance';
 
-/** Progress of a long-running compliance job, reported to a callback (benchmarks) or a terminal. */
-export type { ProgressCallback, ProgressEvent } from '@gw/compliance';
-
 /**
  * A one-line progress bar on stderr, redrawn with \r at most every 100 ms; silent when stderr is
  * not a terminal (pipes, CI, the test suite), so machine-readable output stays clean.

@@ -2,8 +2,6 @@
 // dashboard's "verify my log" runs the same ones); this prints their report.
 import type { VerifyReport } from '@gw/compliance';
 
-export { verifyPolicyLog, type VerifyReport, type VerifyOptions, type CheckName, type Divergence } from '@gw/compliance';
-
 export function formatVerifyReport(report: VerifyReport): string {
   const c = report.counts;
   const lines = [

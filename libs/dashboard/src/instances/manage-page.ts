@@ -1,0 +1,52 @@
+// What an instance's manage page shows (instance-manage.eta): its connection at load time
+// (so the page reads right without JavaScript), the tabs, the forms the member's role allows, and
+// the outcome of a test send when the page answers one.
+import type { InstanceSummary } from '@gw/accounts';
+import type { Pool } from '@gw/db';
+import type { SecretBox } from '@gw/security';
+import type { FastifyRequest } from 'fastify';
+import { can } from '../roles/permissions.ts';
+import { member } from '../sessions/guards.ts';
+import { liveState, STATE_LABELS, stateTone } from './live-state.ts';
+import { openOwn } from '../own-instance.ts';
+import { PURPOSES, type FormRefusal, type TestSendForm, type TestSendOutcome } from './test-send.ts';
+import { webhookTabData } from '../webhooks/tab-data.ts';
+
+/** Notices after a redirect, by key (only these texts are ever shown, whatever the query says). */
+const NOTICES: Record<string, string> = {
+  created: 'Instance created. Link a phone to it: scan the QR code below with the chat app on that phone (Settings, Linked devices).',
+  pairing: 'Pairing started. Scan the QR code, or enter the pairing code on the phone.',
+  disconnected: 'Disconnected. The phone is no longer linked; pair again to send from this instance.',
+  webhook_failed: "Instance created, but its manager did not accept the gateway's event webhook, so connection events will not reach the gateway. Delete the instance and create it again, or contact support.",
+};
+
+export interface ManageExtras {
+  error?: string;
+  testSend?: { form: Partial<TestSendForm>; outcome: TestSendOutcome | null; refusal: FormRefusal | null };
+}
+
+export async function managePage(pool: Pool, box: SecretBox, request: FastifyRequest, instance: InstanceSummary, extras: ManageExtras = {}) {
+  const me = member(request);
+  const query = (request.method === 'GET' ? request.query : {}) as { tab?: string; done?: string };
+  const tab = query.tab === 'webhook' ? 'webhook' : 'connection';
+  const canManage = can(me.role, 'instances.manage');
+  // QR and pairing codes link a phone to the instance: shown only to whom may pair it.
+  const live = tab === 'connection' ? await liveState(await openOwn(pool, box, instance), { withCodes: canManage }) : null;
+  return {
+    title: instance.name,
+    instance,
+    tab,
+    live,
+    labels: STATE_LABELS,
+    label: live ? (STATE_LABELS[live.connection_state] ?? live.connection_state) : null,
+    tone: live ? stateTone(live.connection_state) : '',
+    canManage,
+    canTestSend: can(me.role, 'instances.test_send'),
+    purposes: PURPOSES,
+    notice: query.done ? (NOTICES[query.done] ?? null) : null,
+    error: extras.error ?? null,
+    testSend: extras.testSend ?? { form: {}, outcome: null, refusal: null },
+    // The webhook tab's own data (webhooks/instance-webhook.eta), with its notices after a redirect.
+    webhook: tab === 'webhook' ? await webhookTabData(pool, me.customer_id, instance.id, { done: query.done }) : null,
+  };
+}

@@ -1,0 +1,23 @@
+// The instance pages and the data each template reads (see DashboardPages in plugins/views.ts).
+import type { InstanceSummary } from '@gw/accounts';
+import type { managePage } from './manage-page.ts';
+
+type ManagePage = Awaited<ReturnType<typeof managePage>>;
+
+export interface InstancesPage {
+  title: string;
+  instances: (InstanceSummary & { state: string; label: string; tone: string })[];
+  canManage: boolean;
+  nameRule: string;
+  name: string;
+  error: string | null;
+  deleted: boolean;
+}
+
+declare module '../plugins/views.ts' {
+  interface DashboardPages {
+    'instances/instances': InstancesPage;
+    /** Its connection tab is `managePage`'s; the webhook tab's forms answer with the webhook's part only. */
+    'instances/instance-manage': Pick<ManagePage, 'title' | 'instance' | 'tab' | 'notice' | 'error' | 'webhook'> & Partial<ManagePage>;
+  }
+}
