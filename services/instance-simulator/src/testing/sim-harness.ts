@@ -48,7 +48,17 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ha
         elapsedMs: performance.now() - started,
       };
     },
-    close: () => app.close(),
+    // Requests under way are released and answered (preClose); a connection still open a second
+    // later (one a client abandoned mid-request, e.g. a send the test timed out on) is cut, so
+    // close() does not wait for the client's keep-alive to give up (it held a file for 70 s).
+    close: async () => {
+      const grace = setTimeout(() => app.server.closeAllConnections(), 1_000);
+      try {
+        await app.close();
+      } finally {
+        clearTimeout(grace);
+      }
+    },
   };
 }
 
