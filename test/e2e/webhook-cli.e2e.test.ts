@@ -7,7 +7,7 @@ import { sql, z } from '@gw/db';
 import { EventCodec, Topics, type GatewayEventEmitted } from '@gw/events';
 import { KafkaClient, type OutgoingRecord } from '@gw/kafka';
 import { createLogger } from '@gw/observability';
-import { SecretBox } from '@gw/security';
+import { SEAL_USES, SecretBox } from '@gw/security';
 import { createSsrfGuard, deliveryIdFor, resolveSubscription } from '@gw/webhooks';
 import { demoAccount, type DemoAccount } from '../support/accounts.ts';
 import { gatewayctl } from '../support/cli.ts';
@@ -137,7 +137,7 @@ describe('gatewayctl webhook', () => {
     const stored = (await endpointRow(account.instance_id))!;
     expect(stored).toMatchObject({ customer_id: account.customer_id, status: 'active', events: created.events });
     expect(stored.signing_secret_enc).not.toContain(created.signing_secret); // sealed, not in clear
-    expect(box().open(stored.signing_secret_enc)).toBe(created.signing_secret);
+    expect(box().open(stored.signing_secret_enc, SEAL_USES.webhookSigningSecret(account.instance_id))).toBe(created.signing_secret);
 
     const updated = await ok(LOOPBACK_ALLOWED, 'webhook', 'set', '--instance', account.instance_id, '--url', `${RECEIVER}/v2`, '--events', 'instance,message.received');
     expect(updated).toEqual({ instance_id: account.instance_id, destination_url: `${RECEIVER}/v2`, events: resolveSubscription(['instance', 'message.received']), status: 'active' });
@@ -189,7 +189,7 @@ describe('gatewayctl webhook', () => {
     expect(rotated.signing_secret).not.toBe(created.signing_secret);
     const after = (await endpointRow(account.instance_id))!;
     expect(after.signing_secret_enc).not.toBe(before.signing_secret_enc);
-    expect(box().open(after.signing_secret_enc)).toBe(rotated.signing_secret);
+    expect(box().open(after.signing_secret_enc, SEAL_USES.webhookSigningSecret(account.instance_id))).toBe(rotated.signing_secret);
     expect(after.secret_rotated_at.getTime()).toBeGreaterThan(before.secret_rotated_at.getTime());
     expect(new Date(rotated.secret_rotated_at).getTime()).toBe(after.secret_rotated_at.getTime());
 
@@ -383,7 +383,7 @@ describe('gatewayctl webhook', () => {
     expect(demo.webhook_signing_secret).toMatch(SECRET_FORMAT);
     const stored = (await endpointRow(demo.instance_id))!;
     expect(stored).toMatchObject({ customer_id: demo.customer_id, destination_url: RECEIVER, events: resolveSubscription(['recommended']), status: 'active' });
-    expect(box().open(stored.signing_secret_enc)).toBe(demo.webhook_signing_secret);
+    expect(box().open(stored.signing_secret_enc, SEAL_USES.webhookSigningSecret(demo.instance_id))).toBe(demo.webhook_signing_secret);
 
     const chosen = await ok(LOOPBACK_ALLOWED, 'demo', '--webhook-url', RECEIVER, '--webhook-events', 'all');
     expect((await endpointRow(chosen.instance_id))!.events).toEqual(resolveSubscription(['all']));

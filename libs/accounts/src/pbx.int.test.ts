@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { sql, z } from '@gw/db';
+import { SEAL_USES } from '@gw/security';
 import { useIsolatedDatabase } from '../../../test/support/isolated-database.ts';
 import { AccountError } from './errors.ts';
 import { createPbx, disablePbx, listPbxIntegrations, rotatePbxSecret, setPbxTemplate } from './pbx.ts';
@@ -86,5 +88,26 @@ describe('customer scope', () => {
     expect(await disablePbx(db.pool, id, { customerId: acme })).toEqual({ pbx_integration_id: id, disabled: true });
     // Without a customer (the operator): any integration.
     expect((await rotatePbxSecret(db.pool, box, id, undefined)).pbx_integration_id).toBe(id);
+  });
+});
+
+describe('the PBX signing secret at rest', () => {
+  const sealedOf = (id: number) => db.pool.oneFirst(sql.type(z.object({ sealed: z.string() }))`SELECT hmac_secret_enc AS sealed FROM pbx_integrations WHERE id = ${id}`);
+
+  it('is sealed bound to its integration (create and rotate-secret): it does not open as another integration\'s', async () => {
+    const acme = await customerRow(db.pool, 'Acme');
+    const desk = await instanceOf(db.pool, box, acme, 'desk');
+    const first = await createPbx(db.pool, box, { customerId: acme, instanceId: desk.instance_id, hmac: true, baseUrl });
+    const second = await createPbx(db.pool, box, { customerId: acme, instanceId: desk.instance_id, hmac: true, baseUrl });
+    const [a, b] = [first.pbx_integration_id, second.pbx_integration_id];
+    expect(box.open(await sealedOf(a), SEAL_USES.pbxHmacSecret(a))).toBe(first.pbx_signing_secret);
+    expect(box.open(await sealedOf(b), SEAL_USES.pbxHmacSecret(b))).toBe(second.pbx_signing_secret);
+    const copied = await sealedOf(a);
+    expect(() => box.openFormerlyUnbound(copied, SEAL_USES.pbxHmacSecret(b))).toThrow(/for this use/);
+
+    const rotated = await rotatePbxSecret(db.pool, box, b, undefined);
+    const resealed = await sealedOf(b);
+    expect(box.open(resealed, SEAL_USES.pbxHmacSecret(b))).toBe(rotated.pbx_signing_secret);
+    expect(() => box.openFormerlyUnbound(resealed, SEAL_USES.pbxHmacSecret(a))).toThrow(/for this use/);
   });
 });

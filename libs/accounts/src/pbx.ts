@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { DEFAULT_PBX_TEMPLATES, TEMPLATE_EVENTS } from '@gw/contract';
 import { sql, z, type Queryable } from '@gw/db';
-import { hashSecret, type SecretBox } from '@gw/security';
+import { hashSecret, SEAL_USES, type SecretBox } from '@gw/security';
 import { AccountError } from './errors.ts';
 import { InstanceOwner } from './instances.ts';
 
@@ -51,9 +51,11 @@ export async function createPbx(pool: Queryable, box: SecretBox, input: CreatePb
   if (owner !== input.customerId) throw new AccountError('not_found', `Customer ${input.customerId} has no instance ${input.instanceId}.`);
   const secret = newSecret('pbx');
   const signing = input.hmac ? newSecret('pbxsig') : null;
+  // The id first: the signing secret is sealed bound to its row (SEAL_USES.pbxHmacSecret).
+  const reservedId = await pool.oneFirst(sql.type(Created)`SELECT nextval(pg_get_serial_sequence('pbx_integrations', 'id'))::int AS id`);
   const id = await pool.oneFirst(sql.type(Created)`
-    INSERT INTO pbx_integrations (customer_id, instance_id, secret_hash, hmac_secret_enc, templates, enabled_events, rate_limit_per_minute)
-    VALUES (${input.customerId}, ${input.instanceId}, ${sql.binary(hashSecret(secret))}, ${signing ? box.seal(signing) : null},
+    INSERT INTO pbx_integrations (id, customer_id, instance_id, secret_hash, hmac_secret_enc, templates, enabled_events, rate_limit_per_minute)
+    VALUES (${reservedId}, ${input.customerId}, ${input.instanceId}, ${sql.binary(hashSecret(secret))}, ${signing ? box.seal(signing, SEAL_USES.pbxHmacSecret(reservedId)) : null},
             ${sql.jsonb(DEFAULT_PBX_TEMPLATES)}, ${sql.array([...TEMPLATE_EVENTS], 'text')}, ${input.ratePerMinute ?? 120})
     RETURNING id`);
   return {
@@ -106,7 +108,7 @@ export async function rotatePbxSecret(pool: Queryable, box: SecretBox, id: numbe
   const secret = newSecret('pbx');
   const signing = hmac ?? current.hmac ? newSecret('pbxsig') : null;
   await pool.query(sql.typeAlias('void')`
-    UPDATE pbx_integrations SET secret_hash = ${sql.binary(hashSecret(secret))}, hmac_secret_enc = ${signing ? box.seal(signing) : null} WHERE id = ${id}`);
+    UPDATE pbx_integrations SET secret_hash = ${sql.binary(hashSecret(secret))}, hmac_secret_enc = ${signing ? box.seal(signing, SEAL_USES.pbxHmacSecret(id)) : null} WHERE id = ${id}`);
   return { pbx_integration_id: id, pbx_secret: secret, ...(signing ? { pbx_signing_secret: signing } : {}) };
 }
 

@@ -94,6 +94,8 @@ function arrange(v: Settings) {
       instanceEventBodyLimitBytes: v.INSTANCE_EVENT_BODY_LIMIT_BYTES,
       trustedProxies: v.API_TRUSTED_PROXIES,
       metricsToken: v.API_METRICS_TOKEN,
+      /** In production (NODE_ENV=production, as the image sets it) the API refuses to start without API_METRICS_TOKEN. */
+      metricsTokenRequired: v.NODE_ENV === 'production',
       instanceEventRatePerSecond: Math.max(1, v.INSTANCE_EVENT_RATE_PER_SECOND),
       instanceEventBurst: Math.max(1, v.INSTANCE_EVENT_BURST),
       instanceEventPathTokens: v.INSTANCE_EVENT_PATH_TOKENS,

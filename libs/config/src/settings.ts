@@ -71,7 +71,7 @@ export const settingsSchema = z.object({
   INSTANCE_EVENT_BODY_LIMIT_BYTES: int(DEFAULT_INSTANCE_EVENT_BODY_LIMIT_BYTES)
     .describe('The largest instance manager webhook body taken: with "webhook base64" on, Evolution posts each media file inside the event; its bytes are dropped before the event is recorded (docs/decisions.md "Instance manager media bodies").'),
   API_TRUSTED_PROXIES: list([]).describe('The ingress\'s addresses or CIDR ranges (comma-separated) whose X-Forwarded-For is believed for the client address (per-address limits). Empty: none, the socket\'s address is the client\'s.'),
-  API_METRICS_TOKEN: str('').describe('When set, GET /metrics answers only `Authorization: Bearer <token>` (404 otherwise). Empty: public.'),
+  API_METRICS_TOKEN: str('').describe('When set, GET /metrics answers only `Authorization: Bearer <token>` (404 otherwise). Empty: public, except that the API refuses to start without it when NODE_ENV=production.'),
   INSTANCE_EVENT_RATE_PER_SECOND: int(DEFAULT_INSTANCE_EVENT_RATE.perSecond)
     .describe('The instance manager webhook\'s refill rate per instance (at least 1; docs/decisions.md "Instance event ingest: token in a header, rate limit"); past the bucket 429 with Retry-After, which Evolution retries.'),
   INSTANCE_EVENT_BURST: int(DEFAULT_INSTANCE_EVENT_RATE.burst).describe('The bucket of that limit, in events (at least 1).'),
@@ -90,7 +90,7 @@ export const settingsSchema = z.object({
   DASHBOARD_SECURE_COOKIES: optionalFlag().describe('Cookies marked Secure (`true`); default on when PUBLIC_BASE_URL is https.'),
   DASHBOARD_EMAIL_VERIFY_MS: int(24 * 3_600_000).describe('How long a sign-up\'s verification link works (at least a minute).'),
   DASHBOARD_PASSWORD_RESET_MS: int(30 * 60_000).describe('How long a password-reset link works (at least a minute).'),
-  NODE_ENV: str('development').describe('`production` caches the dashboard\'s compiled templates.'),
+  NODE_ENV: str('development').describe('`production` caches the dashboard\'s compiled templates and makes the API require API_METRICS_TOKEN.'),
 
   // Outgoing mail (libs/mail).
   SMTP_URL: str('smtp://127.0.0.1:1025').describe('One nodemailer connection URL (`smtp://host:port`, `smtps://user:pass@host:465`); default the local catcher, maildev.'),

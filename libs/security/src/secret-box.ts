@@ -128,10 +128,33 @@ export class SecretBox {
     return plain;
   }
 
-  /** True when the value is sealed in the current form (v3) with the current key (nothing for a rotation to do). */
-  isCurrent(sealed: string): boolean {
+  /**
+   * `open` for a column that was sealed without a use before its code bound it (the PBX HMAC secret,
+   * the webhook signing secrets, the TOTP secret; issue 25): a v3 value sealed for no use still opens, until the next write or
+   * `gatewayctl secrets rotate` seals it bound. A value sealed for another use still does not open.
+   */
+  openFormerlyUnbound(sealed: string, use: string): string {
+    try {
+      return this.open(sealed, use);
+    } catch (error) {
+      if (parseSealed(sealed)?.version !== 'v3' || use === '') throw error;
+      try {
+        return this.open(sealed, '');
+      } catch {
+        throw error; // the message about the use, not about "no use"
+      }
+    }
+  }
+
+  /**
+   * True when the value is sealed in the current form (v3) with the current key (nothing for a
+   * rotation to do); given a use, only when it is also sealed for that use (a v3 value sealed for
+   * no use before its column was bound is not current).
+   */
+  isCurrent(sealed: string, use?: string): boolean {
     const parsed = parseSealed(sealed);
-    return parsed?.version === 'v3' && parsed.kid === this.currentKid;
+    if (parsed?.version !== 'v3' || parsed.kid !== this.currentKid) return false;
+    return use === undefined || tryDecrypt(this.sealingKeys.get(parsed.kid)!, parsed, `v3.${parsed.kid}:${use}`) !== undefined;
   }
 
   /** Whether a key of this keyring carries the id. */
@@ -245,9 +268,19 @@ function tryDecrypt(key: Buffer, parsed: Parsed, aad: string | null): string | u
 
 /**
  * What each sealed value is for: the associated data it is sealed with (table.column:row). Writers
- * and readers of a column, and `gatewayctl secrets rotate`, take it from here. Columns not listed
- * are still sealed without a use (docs/decisions.md "Secrets at rest").
+ * and readers of a column, and `gatewayctl secrets rotate`, take it from here (docs/decisions.md
+ * "Secrets at rest: bound to their use").
  */
 export const SEAL_USES = {
   managerApiKey: (instanceId: string) => `instances.manager_api_key:${instanceId}`,
+  pbxHmacSecret: (integrationId: string | number) => `pbx_integrations.hmac_secret:${integrationId}`,
+  /**
+   * Both webhook_endpoints columns (signing_secret_enc and previous_signing_secret_enc): rotation
+   * moves the sealed value from one to the other in SQL, so it must open in either.
+   */
+  webhookSigningSecret: (instanceId: string) => `webhook_endpoints.signing_secret:${instanceId}`,
+  totpSecret: (userId: string) => `users.totp_secret:${userId}`,
 } as const;
+// instances.manager_api_key was bound when v3 came, so no v3 value of it is sealed for no use: its
+// readers open with `open`; the others, bound later, with `openFormerlyUnbound`.
+

@@ -225,4 +225,18 @@ describe('SecretBox: bound to a use, keys by HKDF (v3)', () => {
     expect(box.isCurrent(v1)).toBe(false);
     expect(box.isCurrent(box.seal('new', 'u'))).toBe(true);
   });
+
+  it('a column bound later opens its old unbound v3 values, but not a value sealed for another row or use', () => {
+    const use = SEAL_USES.totpSecret('usr_a');
+    const unbound = box.seal('old-totp');
+    expect(box.openFormerlyUnbound(unbound, use)).toBe('old-totp');
+    expect(box.openFormerlyUnbound(box.seal('bound', use), use)).toBe('bound');
+    expect(box.openFormerlyUnbound(sealLegacyV2(MATERIAL, 'old-v2'), use)).toBe('old-v2');
+    expect(() => box.openFormerlyUnbound(box.seal('other', SEAL_USES.totpSecret('usr_b')), use)).toThrow(/for this use/);
+    expect(() => box.openFormerlyUnbound(box.seal('other', SEAL_USES.webhookSigningSecret('usr_a')), use)).toThrow(/for this use/);
+    // Unbound or bound elsewhere is not current: rotate re-seals it.
+    expect(box.isCurrent(unbound, use)).toBe(false);
+    expect(box.isCurrent(box.seal('other', SEAL_USES.totpSecret('usr_b')), use)).toBe(false);
+    expect(box.isCurrent(box.seal('bound', use), use)).toBe(true);
+  });
 });

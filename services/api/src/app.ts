@@ -33,12 +33,15 @@ export interface AppDeps {
   trustedProxies?: string[];
   /** When set, GET /metrics answers only `Authorization: Bearer <token>` (config api.metricsToken). */
   metricsToken?: string;
+  /** Production (config api.metricsTokenRequired): without a metricsToken the app refuses to build. */
+  metricsTokenRequired?: boolean;
   /** The dashboard's own dependencies (its public base URL and send path are the app's). */
   dashboard: Omit<DashboardDeps, 'publicBaseUrl' | 'send'>;
 }
 
 /** The public HTTP API: one plugin per concern, one error handler. */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+  if (deps.metricsTokenRequired && !deps.metricsToken) throw new MetricsTokenMissing();
   const app = Fastify({
     // The shared pino logger; typed as fastify's base logger so plugins see one instance type.
     ...(deps.logger ? { loggerInstance: deps.logger as FastifyBaseLogger } : { logger: false }),
@@ -91,4 +94,20 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // Its own scope: instance manager webhooks, read raw (digest for dedupe), authenticated per instance.
   await app.register(instanceEventsRoutes, { pool: deps.pbx.pool, kafka: deps.pbx.kafka, codec: deps.pbx.codec, bodyLimitBytes: deps.instanceEventBodyLimitBytes, ...deps.instanceEvents });
   return app as unknown as FastifyInstance;
+}
+
+/**
+ * Production without API_METRICS_TOKEN: the API's port is the public one (behind the Ingress), and
+ * an open /metrics would show anyone the gateway's traffic. Like a missing GATEWAY_SECRET_KEY, the
+ * process stops at start instead (docs/decisions.md "Dashboard hardening (issue 25)").
+ */
+export class MetricsTokenMissing extends Error {
+  override readonly name = 'MetricsTokenMissing';
+  constructor() {
+    super(
+      'API_METRICS_TOKEN is not set. With NODE_ENV=production the API refuses to start without it, because /metrics is served on the ' +
+        'public API port. Generate one with `openssl rand -base64 32`, set it for the api and give the same token to the Prometheus ' +
+        'job that scrapes it (deploy/k8s/README.md). Local runs and tests (NODE_ENV not production) keep /metrics open.',
+    );
+  }
 }

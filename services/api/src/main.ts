@@ -27,6 +27,7 @@ const app = await buildApp({
   requestTimeoutMs: config.api.requestTimeoutMs,
   trustedProxies: config.api.trustedProxies,
   metricsToken: config.api.metricsToken,
+  metricsTokenRequired: config.api.metricsTokenRequired,
   instanceEventBodyLimitBytes: config.api.instanceEventBodyLimitBytes,
   instanceEvents: {
     rate: { perSecond: config.api.instanceEventRatePerSecond, burst: config.api.instanceEventBurst },

@@ -1,7 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMetrics } from '@gw/observability';
-import { buildApp } from './app.ts';
+import { loadConfig } from '@gw/config';
+import { buildApp, MetricsTokenMissing } from './app.ts';
 import { unconnectedDashboard } from '@gw/dashboard';
 import type { PbxDeps } from './pbx/route.ts';
 import type { SendMessageDeps } from './send-message/route.ts';
@@ -12,20 +13,22 @@ import type { SendMessageDeps } from './send-message/route.ts';
 const TOKEN = 'scrape-token-for-tests-0123456789';
 let app: FastifyInstance;
 
+const deps = (metrics: { metricsToken?: string; metricsTokenRequired?: boolean }) => ({
+  logger: false as const,
+  metrics: createMetrics('api-metrics-token', false),
+  readiness: { check: () => [] },
+  publicBaseUrl: 'https://gateway.test',
+  bodyLimitBytes: 1024,
+  requestTimeoutMs: 5_000,
+  idleTimeoutMs: 5_000,
+  ...metrics,
+  send: {} as SendMessageDeps,
+  pbx: {} as PbxDeps,
+  dashboard: unconnectedDashboard(),
+});
+
 beforeAll(async () => {
-  app = await buildApp({
-    logger: false,
-    metrics: createMetrics('api-metrics-token', false),
-    readiness: { check: () => [] },
-    publicBaseUrl: 'https://gateway.test',
-    bodyLimitBytes: 1024,
-    requestTimeoutMs: 5_000,
-    idleTimeoutMs: 5_000,
-    metricsToken: TOKEN,
-    send: {} as SendMessageDeps,
-    pbx: {} as PbxDeps,
-    dashboard: unconnectedDashboard(),
-  });
+  app = await buildApp(deps({ metricsToken: TOKEN, metricsTokenRequired: true }));
   await app.ready();
 });
 
@@ -62,5 +65,33 @@ describe('GET /metrics with API_METRICS_TOKEN set', () => {
 
   it('leaves the other ops endpoints public', async () => {
     expect((await scrape('/healthz')).statusCode).toBe(200);
+  });
+});
+
+describe('API_METRICS_TOKEN in production', () => {
+  it('is required with NODE_ENV=production, and only then', () => {
+    expect(loadConfig({ NODE_ENV: 'production' }).api.metricsTokenRequired).toBe(true);
+    expect(loadConfig({}).api.metricsTokenRequired).toBe(false);
+    expect(loadConfig({ NODE_ENV: 'test' }).api.metricsTokenRequired).toBe(false);
+  });
+
+  it('the API refuses to start without it, with a message naming the variable', async () => {
+    const refused = await buildApp(deps({ metricsTokenRequired: true })).then(
+      () => null,
+      (error: unknown) => error,
+    );
+    expect(refused).toBeInstanceOf(MetricsTokenMissing);
+    expect((refused as Error).message).toMatch(/API_METRICS_TOKEN is not set\. With NODE_ENV=production the API refuses to start/);
+    const empty = await buildApp(deps({ metricsToken: '', metricsTokenRequired: true })).catch((error: unknown) => error);
+    expect(empty).toBeInstanceOf(MetricsTokenMissing);
+  });
+
+  it('outside production, /metrics stays open without a token', async () => {
+    const local = await buildApp(deps({ metricsTokenRequired: false }));
+    try {
+      expect((await local.inject({ method: 'GET', url: '/metrics' })).statusCode).toBe(200);
+    } finally {
+      await local.close();
+    }
   });
 });

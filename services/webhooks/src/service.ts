@@ -1,6 +1,7 @@
 import type { Runtime } from '@gw/runtime';
 import { SecretBox } from '@gw/security';
 import { createRetryPolicy, createSsrfGuard } from '@gw/webhooks';
+import { signingSecretOpener } from './dispatch/signing-secrets.ts';
 import { DeliveryWorker } from './dispatch/worker.ts';
 import { enqueueGatewayEvents } from './enqueue/handler.ts';
 import { endpointHealthMetrics } from './endpoint-metrics.ts';
@@ -25,7 +26,7 @@ export async function startWebhooksService(runtime: Runtime): Promise<() => Prom
     guard,
     policy,
     logger: runtime.logger,
-    openSecret: (sealed) => box.open(sealed),
+    openSecret: signingSecretOpener(box),
     concurrency: settings.concurrency,
     endpointConcurrency: settings.endpointConcurrency,
     pollMs: settings.pollMs,

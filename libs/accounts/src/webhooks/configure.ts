@@ -1,5 +1,5 @@
 import { sql, z, type Pool } from '@gw/db';
-import type { SecretBox } from '@gw/security';
+import { SEAL_USES, type SecretBox } from '@gw/security';
 import {
   createSsrfGuard,
   generateSigningSecret,
@@ -85,7 +85,7 @@ export async function saveWebhook(pool: Pool, box: SecretBox, instanceId: string
       const secret = generateSigningSecret();
       await tx.query(sql.typeAlias('void')`
         INSERT INTO webhook_endpoints (instance_id, customer_id, destination_url, events, status, signing_secret_enc)
-        VALUES (${instanceId}, ${instance.customer_id}, ${choice.url}, ${sql.array(choice.events, 'text')}, 'active', ${box.seal(secret)})`);
+        VALUES (${instanceId}, ${instance.customer_id}, ${choice.url}, ${sql.array(choice.events, 'text')}, 'active', ${box.seal(secret, SEAL_USES.webhookSigningSecret(instanceId))})`);
       return { instance_id: instanceId, destination_url: choice.url, events: choice.events, status: 'active', signing_secret: secret };
     }
     const reactivate = existing.status === 'disabled' && existing.destination_url !== choice.url;

@@ -1,5 +1,5 @@
 import { sql, z, type Pool, type Queryable } from '@gw/db';
-import type { SecretBox } from '@gw/security';
+import { SEAL_USES, type SecretBox } from '@gw/security';
 import { generateSigningSecret } from '@gw/webhooks';
 import { isScoped, iso, REACTIVATE, requireEndpoint, requireInstance, type CustomerScope, type EndpointStatus } from './endpoint-store.ts';
 import { WebhookError } from './refusals.ts';
@@ -29,7 +29,7 @@ export async function rotateWebhookSecret(pool: Queryable, box: SecretBox, insta
     UPDATE webhook_endpoints
        SET previous_signing_secret_enc = ${overlap ? sql.fragment`signing_secret_enc` : sql.fragment`NULL`},
            previous_secret_expires_at = ${overlap ? sql.fragment`now() + make_interval(secs => ${options.overlapMs / 1000}::double precision)` : sql.fragment`NULL`},
-           signing_secret_enc = ${box.seal(secret)}, secret_rotated_at = now(), updated_at = now()
+           signing_secret_enc = ${box.seal(secret, SEAL_USES.webhookSigningSecret(instanceId))}, secret_rotated_at = now(), updated_at = now()
      WHERE instance_id = ${instanceId} RETURNING secret_rotated_at, previous_secret_expires_at`);
   if (!rotated) await requireEndpoint(pool, instanceId); // throws the clear "no instance / no webhook" refusal
   return {

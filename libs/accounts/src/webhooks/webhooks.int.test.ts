@@ -3,6 +3,7 @@ import { loadConfig } from '@gw/config';
 import { createPool, sql, z, type Pool } from '@gw/db';
 import { EventCodec, Topics } from '@gw/events';
 import { KafkaInspector } from '@gw/kafka';
+import { SEAL_USES } from '@gw/security';
 import { deliveryIdFor, resolveSubscription } from '@gw/webhooks';
 import { isolate, type Isolation } from '../../../../test/support/infra.ts';
 import { gatewayEventWriter } from '../../../../test/support/webhook-events.ts';
@@ -112,15 +113,15 @@ describe('webhook operations scoped to a customer', () => {
     const first = await rotateWebhookSecret(pool, box, instanceId, { customerId }, { overlapMs: day });
     let row = await stored();
     expect(row.previous_signing_secret_enc).not.toContain(secret); // sealed at rest, like the current one
-    expect(box.open(row.previous_signing_secret_enc!)).toBe(secret);
-    expect(box.open(row.signing_secret_enc)).toBe(first.signing_secret);
+    expect(box.open(row.previous_signing_secret_enc!, SEAL_USES.webhookSigningSecret(instanceId))).toBe(secret);
+    expect(box.open(row.signing_secret_enc, SEAL_USES.webhookSigningSecret(instanceId))).toBe(first.signing_secret);
     expect(row.previous_secret_expires_at!.getTime() - row.secret_rotated_at.getTime()).toBe(day);
     expect(first.previous_secret_expires_at).toBe(row.previous_secret_expires_at!.toISOString());
 
     const second = await rotateWebhookSecret(pool, box, instanceId, { customerId }, { overlapMs: day });
     row = await stored();
-    expect(box.open(row.previous_signing_secret_enc!)).toBe(first.signing_secret);
-    expect(box.open(row.signing_secret_enc)).toBe(second.signing_secret);
+    expect(box.open(row.previous_signing_secret_enc!, SEAL_USES.webhookSigningSecret(instanceId))).toBe(first.signing_secret);
+    expect(box.open(row.signing_secret_enc, SEAL_USES.webhookSigningSecret(instanceId))).toBe(second.signing_secret);
 
     await rotateWebhookSecret(pool, box, instanceId, { customerId }, NO_OVERLAP);
     row = await stored();

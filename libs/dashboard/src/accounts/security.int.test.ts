@@ -3,13 +3,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pino from 'pino';
 import { generate } from 'otplib';
 import { sql, z } from '@gw/db';
-import { hashSecret } from '@gw/security';
+import { hashSecret, SEAL_USES } from '@gw/security';
 import { useApiFixture } from '../../../../test/support/api/api-fixture.ts';
 import { hashPassword } from './passwords.ts';
 import { addMembership, createUser } from '../users.ts';
 import { memberWithRole } from '../../../../test/support/dashboard/members.ts';
 import { field, PageClient, signUpWithMfa, textOf, totpNow } from '../../../../test/support/dashboard/page-client.ts';
-import { newRecoveryCodes } from '../mfa/totp.ts';
+import { newRecoveryCodes, secondFactorMatches } from '../mfa/totp.ts';
 
 // The findings of the dashboard's security review (issue 25), each as what an attacker would try.
 const suite = useApiFixture();
@@ -223,5 +223,21 @@ describe('the security log', () => {
     } finally {
       await logged.close();
     }
+  });
+});
+
+describe('the TOTP secret at rest', () => {
+  it('is sealed bound to its user: copied into another user\'s row it does not open; one sealed before the binding still signs in', async () => {
+    const box = suite.fixture.box;
+    const owner = await signUpWithMfa(app());
+    const row = await userRow(owner.email);
+    expect(box.open(row.totp_secret_enc!, SEAL_USES.totpSecret(row.id))).toBe(owner.secret);
+
+    const other = await userRow((await signUpWithMfa(app())).email);
+    await expect(secondFactorMatches(pool(), box, { id: other.id, totp_secret_enc: row.totp_secret_enc }, await totpNow(owner.secret))).rejects.toThrow(/for this use/);
+
+    // As sealed before the column was bound (v3, no use): it opens, and the user signs in with it.
+    await pool().query(sql.typeAlias('void')`UPDATE users SET totp_secret_enc = ${box.seal(owner.secret)} WHERE id = ${row.id}`);
+    await signedIn(owner.email, owner.password, owner.secret);
   });
 });

@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { generateSecret, generateURI, verify } from 'otplib';
 import QRCode from 'qrcode';
 import { sql, z, type Queryable } from '@gw/db';
-import { hashSecret, type SecretBox } from '@gw/security';
+import { hashSecret, SEAL_USES, type SecretBox } from '@gw/security';
 
 export const ISSUER = 'Chat Gateway';
 export const RECOVERY_CODES = 10;
@@ -86,7 +86,7 @@ export const looksLikeRecoveryCode = (code: string) => RECOVERY_CODE_SHAPE.test(
 /** Saves a confirmed enrolment: the sealed secret, the step its first code used, and the recovery codes' hashes (replacing any earlier ones). */
 export async function saveEnrolment(pool: Queryable, box: SecretBox, userId: string, secret: string, codes: string[], usedStep: number | null = null): Promise<void> {
   await pool.transaction(async (tx) => {
-    await tx.query(sql.typeAlias('void')`UPDATE users SET totp_secret_enc = ${box.seal(secret)}, mfa_enrolled_at = now(), totp_last_step = ${usedStep} WHERE id = ${userId}`);
+    await tx.query(sql.typeAlias('void')`UPDATE users SET totp_secret_enc = ${box.seal(secret, SEAL_USES.totpSecret(userId))}, mfa_enrolled_at = now(), totp_last_step = ${usedStep} WHERE id = ${userId}`);
     await tx.query(sql.typeAlias('void')`DELETE FROM recovery_codes WHERE user_id = ${userId}`);
     for (const code of codes) {
       await tx.query(sql.typeAlias('void')`INSERT INTO recovery_codes (user_id, code_hash, bits) VALUES (${userId}, ${sql.binary(hashSecret(normaliseCode(code)))}, ${RECOVERY_CODE_BITS})`);
@@ -109,7 +109,7 @@ export async function useRecoveryCode(pool: Queryable, userId: string, code: str
  */
 export async function secondFactorMatches(pool: Queryable, box: SecretBox, user: { id: string; totp_secret_enc: string | null }, code: string): Promise<boolean> {
   if (!user.totp_secret_enc) return false;
-  const step = await codeStep(box.open(user.totp_secret_enc), code);
+  const step = await codeStep(box.openFormerlyUnbound(user.totp_secret_enc, SEAL_USES.totpSecret(user.id)), code);
   if (step !== null) return claimTotpStep(pool, user.id, step);
   return looksLikeRecoveryCode(code) && useRecoveryCode(pool, user.id, code);
 }

@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { sql, z } from '@gw/db';
+import { SEAL_USES } from '@gw/security';
 import { deliveryIdFor, standardWebhooksSecret, WEBHOOK_EVENT_GROUPS } from '@gw/webhooks';
 import { gatewayEventWriter } from '../../../../test/support/webhook-events.ts';
 import { useApiFixture } from '../../../../test/support/api/api-fixture.ts';
@@ -153,7 +154,7 @@ describe('configuring', () => {
 
     const stored = (await endpointOf(instanceId))!;
     expect(stored).toMatchObject({ destination_url: RECEIVER, events: ['message.received', 'call.missed'], status: 'active' });
-    expect(suite.fixture.box.open(stored.signing_secret_enc)).toBe(secret);
+    expect(suite.fixture.box.open(stored.signing_secret_enc, SEAL_USES.webhookSigningSecret(instanceId))).toBe(secret);
     await audited('webhook.configured', instanceId);
 
     const later = await owner.client.get(tabOf(instanceId));
@@ -184,7 +185,7 @@ describe('configuring', () => {
 
   it('rotating the secret asks for a current code, then shows the new secret once, in both forms, and until when the old one still signs', async () => {
     const before = (await endpointOf(instanceId))!.signing_secret_enc;
-    const oldSecret = suite.fixture.box.open(before);
+    const oldSecret = suite.fixture.box.open(before, SEAL_USES.webhookSigningSecret(instanceId));
     const rotate = (code?: string) => owner.client.submit(tabOf(instanceId), `/instances/${instanceId}/webhook/rotate-secret`, code === undefined ? {} : { code });
     expect((await rotate()).status).toBe(403);
     const wrong = await rotate('000000');
@@ -198,12 +199,12 @@ describe('configuring', () => {
     expect(secret).toMatch(SECRET);
     expect(textOf(rotated.html, 'standard-webhooks-secret')).toBe(standardWebhooksSecret(secret));
     expect(rotated.html).toContain('signed with both the old and the new secret until');
-    expect(suite.fixture.box.open((await endpointOf(instanceId))!.signing_secret_enc)).toBe(secret);
+    expect(suite.fixture.box.open((await endpointOf(instanceId))!.signing_secret_enc, SEAL_USES.webhookSigningSecret(instanceId))).toBe(secret);
     // The old secret stays, sealed, beside the new one for the configured overlap (24 h by default).
     const kept = await pool().one(sql.type(z.object({ previous_signing_secret_enc: z.string(), previous_secret_expires_at: z.date(), secret_rotated_at: z.date() }))`
       SELECT previous_signing_secret_enc, previous_secret_expires_at, secret_rotated_at FROM webhook_endpoints WHERE instance_id = ${instanceId}`);
     expect(kept.previous_signing_secret_enc).toBe(before);
-    expect(suite.fixture.box.open(kept.previous_signing_secret_enc)).toBe(oldSecret);
+    expect(suite.fixture.box.open(kept.previous_signing_secret_enc, SEAL_USES.webhookSigningSecret(instanceId))).toBe(oldSecret);
     expect(kept.previous_secret_expires_at.getTime() - kept.secret_rotated_at.getTime()).toBe(24 * 3_600_000);
     await audited('webhook.secret_rotated', instanceId);
     expect((await owner.client.get(tabOf(instanceId))).html).not.toMatch(SECRET);

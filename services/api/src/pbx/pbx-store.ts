@@ -1,5 +1,5 @@
 import { jsonOf, sql, z, type Queryable } from '@gw/db';
-import type { SecretBox } from '@gw/security';
+import { SEAL_USES, type SecretBox } from '@gw/security';
 
 export interface PbxIntegration {
   id: number;
@@ -42,7 +42,7 @@ export async function loadIntegration(pool: Queryable, box: SecretBox, id: numbe
     instanceId: row.instance_id,
     managerInstance: row.manager_instance,
     secretHash: row.secret_hash,
-    hmacSecret: row.hmac_secret_enc ? box.open(row.hmac_secret_enc) : null,
+    hmacSecret: row.hmac_secret_enc ? box.openFormerlyUnbound(row.hmac_secret_enc, SEAL_USES.pbxHmacSecret(row.id)) : null,
     templates: row.templates,
     enabledEvents: row.enabled_events,
     defaultPurpose: row.default_purpose,

@@ -274,6 +274,13 @@ describe('PBX webhook: authentication', () => {
     expect(received(disabled.id)).toEqual([]);
   });
 
+  it('with HMAC: a signing secret sealed before it was bound to its integration (v3, no use) still verifies', async () => {
+    const { target } = await pbxAccount({ pbxHmac: true });
+    await suite.fixture.runtime.pool.query(sql.typeAlias('void')`UPDATE pbx_integrations SET hmac_secret_enc = ${suite.fixture.box.seal(target.signing!)} WHERE id = ${Number(target.id)}`);
+    expect(await post(target, { event_type: 'test', n: 1 }, { sign: { secret: target.signing!, timestamp: now() } })).toMatchObject({ status: 200 });
+    expect(await post(target, { event_type: 'test', n: 2 }, { sign: { secret: 'not-the-secret', timestamp: now() } })).toMatchObject({ status: 401 });
+  });
+
   it('with HMAC: both signature forms accepted inside the window; missing, malformed, wrong, stale, future and replayed refused alike', async () => {
     const { target } = await pbxAccount({ pbxHmac: true });
     const secret = target.signing!;

@@ -14,11 +14,14 @@ export interface SealedColumn {
   column: string;
   /** What is sealed, and who seals and opens it. */
   holds: string;
-  /** The use a row's value is sealed for (its associated data, libs/security SEAL_USES); '' where the column's code seals without one yet. */
+  /** The use a row's value is sealed for (its associated data, libs/security SEAL_USES). */
   use: (id: string) => string;
+  /**
+   * The column held values sealed for no use (v3) before its code bound them (issue 25): they still
+   * open (SecretBox.openFormerlyUnbound), and `rotate` re-seals them bound to their row.
+   */
+  formerlyUnbound?: true;
 }
-/** Sealed without a use by the code that writes the column (docs/decisions.md "Secrets at rest": binding them is pending). */
-const UNBOUND = () => '';
 
 export const SEALED_COLUMNS: readonly SealedColumn[] = [
   {
@@ -33,27 +36,31 @@ export const SEALED_COLUMNS: readonly SealedColumn[] = [
     key: 'id',
     column: 'hmac_secret_enc',
     holds: 'the optional PBX HMAC signing secret (sealed by gatewayctl pbx create / rotate-secret; opened by the API)',
-    use: UNBOUND,
+    use: SEAL_USES.pbxHmacSecret,
+    formerlyUnbound: true,
   },
   {
     table: 'webhook_endpoints',
     key: 'instance_id',
     column: 'signing_secret_enc',
     holds: 'the customer webhook signing secret (sealed by gatewayctl webhook set / rotate-secret; opened by the webhooks service)',
-    use: UNBOUND,
+    use: SEAL_USES.webhookSigningSecret,
+    formerlyUnbound: true,
   },
   {
     table: 'webhook_endpoints',
     key: 'instance_id',
     column: 'previous_signing_secret_enc',
-    holds: 'the webhook signing secret a rotation replaced, signing beside the new one until previous_secret_expires_at (moved there by rotate-secret; opened by the webhooks service)',
-    use: UNBOUND,
+    holds: 'the webhook signing secret a rotation replaced, signing beside the new one until previous_secret_expires_at (moved there by rotate-secret; opened by the webhooks service; the same use as signing_secret_enc)',
+    use: SEAL_USES.webhookSigningSecret,
+    formerlyUnbound: true,
   },
   {
     table: 'users',
     key: 'id',
     column: 'totp_secret_enc',
     holds: "a dashboard user's TOTP secret (sealed at MFA enrolment; opened by the API to check a code)",
-    use: UNBOUND,
+    use: SEAL_USES.totpSecret,
+    formerlyUnbound: true,
   },
 ];

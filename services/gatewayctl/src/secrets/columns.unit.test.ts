@@ -2,6 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { SecretBox } from '@gw/security';
 import { SEALED_COLUMNS } from './columns.ts';
 
 // The list rotate walks must name every sealed column: those the migrations create (`*_enc`) and
@@ -40,5 +41,21 @@ describe('sealed columns', () => {
       for (const [column] of readFileSync(file, 'utf8').matchAll(/\b[a-z_]+_enc\b/g)) used.add(column);
     }
     expect([...used].sort()).toEqual(SEALED_COLUMNS.map((c) => c.column).sort());
+  });
+
+  it('binds every column to its row: a value sealed for one row or column does not open for another', () => {
+    const box = new SecretBox('columns-binding-key-material-0123');
+    const uses = new Set<string>();
+    for (const spec of SEALED_COLUMNS) {
+      const [a, b] = [spec.use('1'), spec.use('2')];
+      expect(a, `${spec.table}.${spec.column}`).not.toBe('');
+      expect(a).not.toBe(b);
+      const open = (sealed: string, use: string) => (spec.formerlyUnbound ? box.openFormerlyUnbound(sealed, use) : box.open(sealed, use));
+      expect(open(box.seal('s', a), a)).toBe('s');
+      expect(() => open(box.seal('s', a), b), `${spec.table}.${spec.column}`).toThrow(/for this use/);
+      uses.add(a);
+    }
+    // One use per sealed value: the two webhook columns share it (rotation moves the value between them).
+    expect(uses.size).toBe(SEALED_COLUMNS.length - 1);
   });
 });

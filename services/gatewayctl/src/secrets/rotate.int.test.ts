@@ -109,6 +109,8 @@ describe('gatewayctl secrets rotate', () => {
       table: 'instances', column: 'manager_api_key_enc', sealed: 4, current: 1, older_form: 2, by_kid: { [deriveKeyId(OLD)]: 1, [deriveKeyId(NEW)]: 2 }, legacy_v1: 1, not_sealed: 0, unknown_kids: [],
     });
     expect(shown.tables.find((t) => t.table === 'pbx_integrations')).toMatchObject({ sealed: 2, current: 0, legacy_v1: 1, by_kid: { [deriveKeyId(OLD)]: 1 } });
+    // usr_b is v3 under the current key but sealed for no use (before its column was bound): not current.
+    expect(shown.tables.find((t) => t.table === 'users')).toMatchObject({ sealed: 2, current: 0, by_kid: { [deriveKeyId(OLD)]: 1, [deriveKeyId(NEW)]: 1 } });
 
     const rotated = await gatewayctl(env, 'secrets', 'rotate', '--json');
     expect(rotated.code, rotated.stderr + rotated.stdout).toBe(0);
@@ -121,7 +123,7 @@ describe('gatewayctl secrets rotate', () => {
         { table: 'pbx_integrations', column: 'hmac_secret_enc', resealed: 2, already_current: 0, failed: 0 },
         { table: 'webhook_endpoints', column: 'signing_secret_enc', resealed: 2, already_current: 0, failed: 0 },
         { table: 'webhook_endpoints', column: 'previous_signing_secret_enc', resealed: 0, already_current: 0, failed: 0 },
-        { table: 'users', column: 'totp_secret_enc', resealed: 1, already_current: 1, failed: 0 },
+        { table: 'users', column: 'totp_secret_enc', resealed: 2, already_current: 0, failed: 0 },
       ],
       failed: [],
     });
@@ -132,15 +134,27 @@ describe('gatewayctl secrets rotate', () => {
     expect([...after.keys()].sort()).toEqual([...plains.keys()].sort());
     const useOf = (row: string) => {
       const [table, id] = row.split('/') as [string, string];
-      return table === 'instances' ? SEAL_USES.managerApiKey(id) : '';
+      const uses: Record<string, (id: string) => string> = {
+        instances: SEAL_USES.managerApiKey,
+        pbx_integrations: SEAL_USES.pbxHmacSecret,
+        webhook_endpoints: SEAL_USES.webhookSigningSecret,
+        users: SEAL_USES.totpSecret,
+      };
+      return uses[table]!(id);
     };
     for (const [row, sealed] of after) {
       expect(SecretBox.keyIdOf(sealed), row).toBe(deriveKeyId(NEW));
       expect(SecretBox.versionOf(sealed), row).toBe('v3');
       expect(newAlone.open(sealed, useOf(row)), row).toBe(plains.get(row));
     }
-    // Bound to its row: the manager apikey of one instance does not open as another's.
+    // Bound to its row: the manager apikey of one instance does not open as another's, nor the
+    // re-sealed webhook, PBX and TOTP secrets (the unbound usr_b included) as another row's.
     expect(() => newAlone.open(after.get('instances/ins_a')!, SEAL_USES.managerApiKey('ins_b'))).toThrow(/for this use/);
+    expect(() => newAlone.openFormerlyUnbound(after.get('webhook_endpoints/ins_a')!, SEAL_USES.webhookSigningSecret('ins_b'))).toThrow(/for this use/);
+    expect(() => newAlone.openFormerlyUnbound(after.get('users/usr_b')!, SEAL_USES.totpSecret('usr_a'))).toThrow(/for this use/);
+    const [pbxA, pbxC] = [...after.keys()].filter((row) => row.startsWith('pbx_integrations/')).map((row) => row.split('/')[1]!);
+    expect(() => newAlone.openFormerlyUnbound(after.get(`pbx_integrations/${pbxA}`)!, SEAL_USES.pbxHmacSecret(pbxC!))).toThrow(/for this use/);
+    expect(after.get('users/usr_b')).not.toBe(before.get('users/usr_b')); // unbound under the current key: re-sealed bound
     // The current key in the older form (v2) was rewritten too.
     expect(after.get('instances/ins_d')).not.toBe(before.get('instances/ins_d'));
     expect(after.get('instances/ins_c')).toBe(before.get('instances/ins_c')); // already current: untouched

@@ -46,7 +46,6 @@ type RowOutcome = 'resealed' | 'current' | 'gone' | UnopenedValue;
 
 // The key column is text or int (SealedColumn.key); ids are reported as text.
 const SealedRow = z.object({ id: z.union([z.string(), z.number()]), sealed: z.string() });
-const SealedValue = z.object({ sealed: z.string() });
 /** What a row's column holds now (null: the row is gone, or its value was cleared). */
 const CurrentValue = z.object({ sealed: z.string().nullable() });
 
@@ -64,14 +63,15 @@ export async function resealRow(db: Queryable, spec: SealedColumn, box: SecretBo
   const column = sql.identifier([spec.column]);
   let value = read;
   for (let tries = 0; tries < MAX_TRIES; tries++) {
-    if (box.isCurrent(value)) return 'current';
+    const use = spec.use(String(id));
+    if (box.isCurrent(value, use)) return 'current';
     let plain: string;
     try {
-      plain = box.open(value, spec.use(String(id)));
+      plain = spec.formerlyUnbound ? box.openFormerlyUnbound(value, use) : box.open(value, use);
     } catch (error) {
       return unopened(spec, id, value, error);
     }
-    const updated = await db.query(sql.typeAlias('void')`UPDATE ${table} SET ${column} = ${box.seal(plain, spec.use(String(id)))} WHERE ${key} = ${id} AND ${column} = ${value}`);
+    const updated = await db.query(sql.typeAlias('void')`UPDATE ${table} SET ${column} = ${box.seal(plain, use)} WHERE ${key} = ${id} AND ${column} = ${value}`);
     if (updated.rowCount === 1) return 'resealed';
     const sealed = await db.maybeOneFirst(sql.type(CurrentValue)`SELECT ${column} AS sealed FROM ${table} WHERE ${key} = ${id}`);
     if (sealed === null) return 'gone';
@@ -119,7 +119,8 @@ export async function secretsStatus(pool: Pool, box: SecretBox, columns: readonl
   const report: StatusReport = { current_kid: box.currentKid, previous_kids: box.previousKids, tables: [] };
   for (const spec of columns) {
     const column = sql.identifier([spec.column]);
-    const values = await pool.anyFirst(sql.type(SealedValue)`SELECT ${column} AS sealed FROM ${sql.identifier([spec.table])} WHERE ${column} IS NOT NULL`);
+    const rows = await pool.any(sql.type(SealedRow)`SELECT ${sql.identifier([spec.key])} AS id, ${column} AS sealed FROM ${sql.identifier([spec.table])} WHERE ${column} IS NOT NULL`);
+    const values = rows.map((row) => row.sealed);
     const table = { table: spec.table, column: spec.column, sealed: values.length, current: 0, older_form: 0, by_kid: {} as Record<string, number>, legacy_v1: 0, not_sealed: 0, unknown_kids: [] as string[] };
     for (const sealed of values) {
       const kid = SecretBox.keyIdOf(sealed);
@@ -127,7 +128,7 @@ export async function secretsStatus(pool: Pool, box: SecretBox, columns: readonl
       else if (kid === null) table.legacy_v1++;
       else table.by_kid[kid] = (table.by_kid[kid] ?? 0) + 1;
     }
-    table.current = values.filter((sealed) => box.isCurrent(sealed)).length;
+    table.current = rows.filter((row) => box.isCurrent(row.sealed, spec.use(String(row.id)))).length;
     table.older_form = values.filter((sealed) => SecretBox.versionOf(sealed) === 'v1' || SecretBox.versionOf(sealed) === 'v2').length;
     table.unknown_kids = Object.keys(table.by_kid).filter((kid) => !box.knows(kid)).sort();
     report.tables.push(table);

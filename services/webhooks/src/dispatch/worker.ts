@@ -10,7 +10,8 @@ export interface WorkerOptions {
   guard: SsrfGuard;
   policy: RetryPolicy;
   logger: Logger;
-  openSecret(sealed: string): string;
+  /** Opens an endpoint's sealed signing secret, bound to the endpoint's instance (SEAL_USES.webhookSigningSecret). */
+  openSecret(sealed: string, instanceId: string): string;
   /** Attempts in flight in this process, and per endpoint (a failing endpoint gets one). */
   concurrency: number;
   endpointConcurrency: number;
@@ -143,17 +144,19 @@ export class DeliveryWorker {
 
   private secretsOf(claim: ClaimedDelivery): StoredSigningSecrets {
     return {
-      current: this.secret(claim.signingSecretEnc),
-      previous: claim.previousSigningSecretEnc === null ? null : this.secret(claim.previousSigningSecretEnc),
+      current: this.secret(claim.signingSecretEnc, claim.instanceId),
+      previous: claim.previousSigningSecretEnc === null ? null : this.secret(claim.previousSigningSecretEnc, claim.instanceId),
       previousExpiresAt: claim.previousSecretExpiresAt,
     };
   }
 
-  private secret(sealed: string): string {
-    let plain = this.secrets.get(sealed);
+  private secret(sealed: string, instanceId: string): string {
+    // Keyed by row too: a value copied to another endpoint must not open there from the cache.
+    const key = `${instanceId}\n${sealed}`;
+    let plain = this.secrets.get(key);
     if (plain === undefined) {
-      plain = this.options.openSecret(sealed);
-      this.secrets.set(sealed, plain);
+      plain = this.options.openSecret(sealed, instanceId);
+      this.secrets.set(key, plain);
     }
     return plain;
   }
