@@ -4,7 +4,7 @@ SHELL := /bin/bash
 INFRA := bash deploy/local/infra.sh
 SERVICES := bash deploy/local/services.sh
 
-.PHONY: help install browser prometheus k8s-tools observe observe-stop infra migrate run stop test chaos bench openapi events typecheck cluster cluster-stop cluster-chaos cluster-bench
+.PHONY: help install browser prometheus k8s-tools observe observe-stop infra migrate run stop test chaos bench bench-smoke profile openapi events typecheck cluster cluster-stop cluster-chaos cluster-bench
 
 # The dashboard's browser tests drive the system's Chromium (make browser); no npm package may
 # download a browser of its own.
@@ -20,6 +20,8 @@ help:
 	@echo "make browser - install Debian's chromium (apt-get, as root) for the dashboard's browser tests, if missing"
 	@echo "make chaos  - the fault suite: kills, a broker restart and dropped connections under load; prints the counts"
 	@echo "make bench  - benchmarks (figures and ratios against baselines measured in the same run)"
+	@echo "make bench-smoke - every bench part for a few seconds with tiny sizes (make test runs it): fails if a part cannot run"
+	@echo "make profile - the send path and its floor under node --cpu-prof: ten heaviest functions per process, CPU per send (.run/profiles/)"
 	@echo "make cluster - a 3-node Kafka cluster (RF 3, min.insync 2) with 2 processes per stage and 2 APIs (docs/scaling.md)"
 	@echo "make cluster-stop - stop it"
 	@echo "make cluster-bench - one process per stage against two, on the cluster (docs/scaling.md)"
@@ -87,6 +89,12 @@ chaos: install
 
 bench: install
 	bash scripts/bench.sh
+
+bench-smoke: install
+	BENCH_SMOKE=1 bash scripts/bench.sh
+
+profile: install
+	BENCH_PROFILE=1 BENCH_ONLY=$${BENCH_ONLY:-send-path} bash scripts/bench.sh
 
 openapi: install
 	npx tsx services/api/src/write-openapi.ts

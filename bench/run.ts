@@ -1,6 +1,7 @@
 // `make bench` entry point (scripts/bench.sh): runs the benchmarks, prints their figures and
 // writes them under .run/bench/. Benchmarks report; they do not gate: the exit code is 0 unless
-// the bench itself could not run (infrastructure missing, stack failed to start, time budget).
+// the bench itself could not run (infrastructure missing, stack failed to start, time budget) or
+// measured the wrong thing (the send path's sends refused: bench/send-path.ts assertAccepted).
 import { readdirSync, readFileSync } from 'node:fs';
 import { PreflightError, preflight } from './lib/preflight.ts';
 import { defer, teardown } from './lib/teardown.ts';
@@ -9,6 +10,7 @@ import { deciderBench } from './decider.ts';
 import { pbxBench } from './pbx.ts';
 import { compareBench } from './compare/index.ts';
 import { webhooksBench } from './webhooks.ts';
+import { verifyBench } from './verify.ts';
 
 function intEnv(name: string, fallback: number, min = 1): number {
   const raw = process.env[name];
@@ -31,17 +33,38 @@ function envList(raw: string | undefined): Record<string, string> {
   return out;
 }
 
+/**
+ * BENCH_SMOKE=1 (`make bench-smoke`, run by `make test`): every part for a few seconds with tiny
+ * sizes, so a bench that no longer runs is caught the day it breaks. Figures from it mean nothing.
+ * Its compare part puts this checkout on both sides (no other commit extracted and started), which
+ * keeps it within `make test`'s time; BENCH_ONLY=compare with the defaults runs the real one.
+ */
+const SMOKE = process.env.BENCH_SMOKE === '1';
+if (SMOKE) {
+  const sizes: Record<string, string> = {
+    BENCH_CUSTOMERS: '2',
+    BENCH_DECISIONS: '2000',
+    BENCH_COMPARE_ROUNDS: '1',
+    BENCH_COMPARE_LOG_ENTRIES: '300',
+    BENCH_WEBHOOK_EVENTS: '100',
+    BENCH_CONTACTS_PER_INSTANCE: '20',
+  };
+  for (const [name, value] of Object.entries(sizes)) process.env[name] ??= value;
+}
+
 const config: SendPathConfig = {
-  warmupS: intEnv('BENCH_WARMUP_S', 5),
-  durationS: intEnv('BENCH_DURATION_S', 20),
-  connections: intEnv('BENCH_CONNECTIONS', 32),
+  warmupS: intEnv('BENCH_WARMUP_S', SMOKE ? 1 : 5),
+  durationS: intEnv('BENCH_DURATION_S', SMOKE ? 2 : 20),
+  connections: intEnv('BENCH_CONNECTIONS', SMOKE ? 4 : 32),
   timeoutS: intEnv('BENCH_REQUEST_TIMEOUT_S', 20),
   stackEnv: envList(process.env.BENCH_STACK_ENV),
-  ...(['baseline', 'floor', 'send', 'compare', 'pbx', 'webhooks'].includes(process.env.BENCH_ONLY ?? '') ? { only: process.env.BENCH_ONLY as NonNullable<SendPathConfig['only']> } : {}),
+  smoke: SMOKE,
+  ...(['baseline', 'floor', 'send', 'send-path', 'compare', 'pbx', 'webhooks'].includes(process.env.BENCH_ONLY ?? '') ? { only: process.env.BENCH_ONLY as NonNullable<SendPathConfig['only']> } : {}),
 };
 // The send path, floor and PBX runs, the side-by-side rounds (six send-path runs with their
 // stacks, a 50,000-entry log and six verifies) and the webhooks run.
-const budgetS = intEnv('BENCH_TIMEOUT_S', Math.max(1500, 9 * (config.warmupS + config.durationS + 40) + 900));
+// Each compare side builds its own log; the smoke's whole run is a couple of minutes.
+const budgetS = intEnv('BENCH_TIMEOUT_S', SMOKE ? 420 : Math.max(1800, 9 * (config.warmupS + config.durationS + 40) + 1200));
 
 /** Children of this process still alive (e.g. service processes a failed startStack could not hand back). */
 function children(): number[] {
@@ -118,19 +141,54 @@ async function main(): Promise<void> {
   console.log(
     `bench: send path vs baseline; ${config.connections} connections, ${config.warmupS} s warm-up + ${config.durationS} s measured each; time budget ${budgetS} s`,
   );
-  const runs = (part: 'send' | 'compare' | 'pbx' | 'webhooks') => !config.only || config.only === part || (part === 'send' && (config.only === 'baseline' || config.only === 'floor'));
+  // BENCH_ONLY=verify: verify at scale alone (issue 29; bench/verify.ts).
+  const verifyOnly = process.env.BENCH_ONLY === 'verify';
+  const runs = (part: 'send' | 'compare' | 'pbx' | 'webhooks' | 'verify') => verifyOnly ? part === 'verify' : !config.only || config.only === part || (part === 'send' && (config.only === 'baseline' || config.only === 'floor' || config.only === 'send-path'));
   deciderBench();
   await preflight();
-  if (runs('send')) await sendPathBench(config);
-  if (runs('compare')) await compareBench(config); // decider, verify and send path beside the commit before (BENCH_BEFORE)
-  if (runs('pbx')) await pbxBench({ durationS: config.durationS, connections: config.connections });
-  if (runs('webhooks')) await webhooksBench({ eventsPerEndpoint: intEnv('BENCH_WEBHOOK_EVENTS', 5000), endpoints: 4, connections: 64 });
+  // A part that cannot run is reported and the next one runs; the exit code says that one failed.
+  const failed: string[] = [];
+  const part = async (name: string, work: () => Promise<unknown>) => {
+    const started = Date.now();
+    try {
+      await work();
+    } catch (error) {
+      failed.push(name);
+      console.error(`bench: the ${name} part failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+    }
+    if (SMOKE) console.log(`bench: smoke: ${name} part ${failed.includes(name) ? 'FAILED' : 'ran'} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  };
+  if (runs('send')) await part('send path', () => sendPathBench(config));
+  // Decider, verify and send path beside the commit before (BENCH_BEFORE); a missing commit is said and skipped.
+  if (runs('compare')) await part('compare', () => compareBench(config, { smoke: SMOKE }));
+  if (runs('verify')) await part('verify', () => verifyBench({ smoke: SMOKE }));
+  if (runs('pbx')) await part('pbx', () => pbxBench({ durationS: config.durationS, connections: config.connections }));
+  if (runs('webhooks')) {
+    await part('webhooks', () =>
+      webhooksBench({
+        eventsPerEndpoint: intEnv('BENCH_WEBHOOK_EVENTS', 5000),
+        endpoints: SMOKE ? 1 : 4,
+        connections: SMOKE ? 16 : 64,
+        rounds: SMOKE ? 1 : 2,
+        warmUp: !SMOKE,
+        // A dead endpoint's attempt hangs this long; the smoke does not wait out the 15 s default.
+        attemptTimeoutMs: SMOKE ? 1_000 : 15_000,
+      }),
+    );
+  }
+  if (failed.length > 0) throw new PartsFailed(failed);
+}
+
+class PartsFailed extends Error {
+  constructor(readonly parts: string[]) {
+    super(`these parts could not run to the end: ${parts.join(', ')}`);
+  }
 }
 
 main()
   .then(() => finish(0))
   .catch((error) => {
-    if (error instanceof PreflightError) console.error(`bench: ${error.message}`);
+    if (error instanceof PreflightError || error instanceof PartsFailed) console.error(`bench: ${error.message}`);
     else console.error('bench: failed:', error instanceof Error ? (error.stack ?? error.message) : error);
     void finish(1);
   });

@@ -6,8 +6,17 @@
 #
 #   BENCH_DURATION_S (20)  BENCH_WARMUP_S (5)  BENCH_CONNECTIONS (32)  BENCH_TIMEOUT_S
 #   BENCH_STACK_ENV="DELIVERY_CONCURRENCY=64 ..."  extra environment for the stack's services
-#   BENCH_ONLY=baseline|floor|send|compare|pbx|webhooks    run one part only (baseline, floor and send are the three sides of the send path;
-#                                                          compare: the decider, verify and the send path beside the commit BENCH_BEFORE)
+#   BENCH_ONLY=baseline|floor|send|send-path|compare|pbx|webhooks    run one part only (baseline, floor and send are the three sides
+#                     of the send path, send-path all three; compare: the decider, verify and the send path beside BENCH_BEFORE)
+#   BENCH_ONLY=verify verify at 100k and 200k entries, seconds, events/s and peak RSS (bench/verify.ts; BENCH_VERIFY_1M=1: and 1M)
+#   BENCH_BEFORE (6a8291a^)  the commit compare measures against: extracted under .run/bench (git archive), it runs its own
+#                     stack on its own migrations in its own database
+#   The send path runs two workloads (issue 27): inside conversations (BENCH_CONTACTS_PER_INSTANCE (250) people write
+#                     to each instance first; authentication, no typing) and first contacts (human pacing at the real
+#                     defaults); more than 1% of either's measured sends refused fails the run
+#   BENCH_SMOKE=1     (make bench-smoke, run by make test) every part for a few seconds with tiny sizes; non-zero if one cannot run
+#   BENCH_PROFILE=1   (make profile) the send path's and floor's processes under node --cpu-prof (.run/profiles/): the ten
+#                     heaviest functions per process over the measured window, CPU per send beside the floor's
 set -Eeuo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -57,6 +66,14 @@ if ! infra_up; then
     echo "bench: the infrastructure could not be started (see above); nothing was measured" >&2
     exit 1
   fi
+fi
+
+if [[ "${BENCH_PROFILE:-0}" == 1 ]]; then
+  # Every service process the run starts (test/support/stack.ts reads STACK_NODE_FLAGS) and the
+  # floor's stages write a CPU profile here when they exit (node refuses --cpu-prof in NODE_OPTIONS).
+  BENCH_PROFILE_DIR="$PWD/.run/profiles/$(date -u +%Y%m%dT%H%M%SZ)"
+  mkdir -p "$BENCH_PROFILE_DIR"
+  export BENCH_PROFILE_DIR STACK_NODE_FLAGS="${STACK_NODE_FLAGS:-} --cpu-prof --cpu-prof-dir=$BENCH_PROFILE_DIR"
 fi
 
 status=0

@@ -43,6 +43,14 @@ fi
 run_tier int --no-file-parallelism || status=$?
 run_tier e2e --no-file-parallelism || status=$?
 
+# The bench's smoke: every `make bench` part for a few seconds with tiny sizes (bench/run.ts,
+# BENCH_SMOKE), so a bench that no longer runs fails here the day it breaks. Its figures mean nothing.
+echo "== bench smoke"
+smoke_code=0
+BENCH_SMOKE=1 bash scripts/bench.sh || smoke_code=$?
+echo "$smoke_code" >"$RESULTS/bench-smoke.exit"
+(( smoke_code == 0 )) || status=$smoke_code
+
 # Stop what we started before the summary, so the summary is the run's very last line.
 cleanup
 started_infra=0
@@ -77,6 +85,9 @@ node -e '
     todo += r.numTodoTests ?? 0;
     suites += r.numTotalTestSuites ?? 0;
   }
+  // The bench smoke counts as one failure when a bench part could not run.
+  const smoke = process.argv[1] + "/bench-smoke.exit";
+  if (fs.existsSync(smoke) && Number(fs.readFileSync(smoke, "utf8")) !== 0) { failed += 1; failures.push("bench smoke: a `make bench` part could not run (see the == bench smoke section)"); }
   for (const f of failures) console.log("# FAILED " + f);
   const ms = Date.now() - Number(process.argv[3]);
   console.log([`# tests ${passed + failed + skipped + todo}`, `# suites ${suites}`, `# pass ${passed}`, `# fail ${failed}`, "# cancelled 0", `# skipped ${skipped}`, `# todo ${todo}`, `# duration_ms ${ms}`].join("\n"));

@@ -46,13 +46,33 @@ function allProcs(): ProcInfo[] {
   return out;
 }
 
+/** A service process (`api service`) or a floor stage (`floor api`), or null for another child. */
+function childLabel(p: ProcInfo): string | null {
+  const service = /services\/([a-z-]+)\/src\/main\.ts/.exec(p.cmdline)?.[1];
+  if (service) return `${service} service`;
+  if (!p.cmdline.includes('bench/floor/stage.ts')) return null;
+  try {
+    const role = readFileSync(`/proc/${p.pid}/environ`, 'utf8').split('\0').find((v) => v.startsWith('FLOOR_ROLE='))?.slice('FLOOR_ROLE='.length);
+    return `floor ${role ?? '?'}`;
+  } catch {
+    return 'floor ?';
+  }
+}
+
+/** The bench's service and floor processes now running, pid -> label (to find their profiles). */
+export function childProcesses(): Map<number, string> {
+  const out = new Map<number, string>();
+  for (const p of allProcs()) {
+    const label = p.ppid === process.pid ? childLabel(p) : null;
+    if (label) out.set(p.pid, label);
+  }
+  return out;
+}
+
 /** Which component a process belongs to, or null for processes the bench does not account for. */
 function classify(p: ProcInfo, benchChildren: Set<number>): string | null {
   if (p.pid === process.pid) return BENCH_PROCESS;
-  if (benchChildren.has(p.pid)) {
-    const service = /services\/([a-z-]+)\/src\/main\.ts/.exec(p.cmdline)?.[1];
-    return service ? `${service} service` : 'bench children (other)';
-  }
+  if (benchChildren.has(p.pid)) return childLabel(p) ?? 'bench children (other)';
   if (p.cmdline.includes('-Dgw.infra.component=kafka')) return 'kafka broker';
   // A node of the local three-node cluster (deploy/cluster/kafka-cluster.sh): the three count as one component.
   if (p.cmdline.includes('-Dgw.cluster.node=')) return 'kafka brokers (cluster)';

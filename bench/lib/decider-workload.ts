@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import { createPolicy, evolve, handleCommand, initialPolicyState, RecentSendsCache, type PolicyEvent, type SendCommand } from '@gw/policy';
+import { createPolicy, evolve, handleCommand, initialPolicyState, type PolicyEvent, type SendCommand } from '@gw/policy';
 
 const START = Date.UTC(2026, 0, 1);
 
@@ -10,7 +10,12 @@ const START = Date.UTC(2026, 0, 1);
  * suppressed recipient, a promotional text now and then). Returns decisions per second.
  * Wall-clock time is read here only to measure; the decider itself never sees it.
  */
-export function benchDecider(n: number, gapMs = 2_000): number {
+export function benchDecider(n: number, gapMs = 2_000, history = 0): number {
+  return deciderRun(n, gapMs, history).perSecond;
+}
+
+/** benchDecider, and the size of the customer's state as the policy service snapshots it (JSON) at the end. */
+export function deciderRun(n: number, gapMs = 2_000, history = 0): { perSecond: number; snapshotBytes: number } {
   const customerId = 'cus_bench';
   const policy = createPolicy();
   const setup: PolicyEvent[] = [
@@ -20,7 +25,7 @@ export function benchDecider(n: number, gapMs = 2_000): number {
     { type: 'RecipientSuppressed', customerId, at: START, recipient: '+14155550007', source: 'opt_out', reason: 'STOP', by: 'recipient' },
   ];
   let state = setup.reduce(evolve, initialPolicyState(customerId));
-  const commands: SendCommand[] = Array.from({ length: n }, (_, i) => ({
+  const commands: SendCommand[] = Array.from({ length: history + n }, (_, i) => ({
     commandId: `cmd_${i}`,
     customerId,
     instanceId: `ins_${i % 20}`,
@@ -31,10 +36,10 @@ export function benchDecider(n: number, gapMs = 2_000): number {
     source: 'api',
   }));
 
-  // As the policy consumer does: one cache for the commands it decides in a row.
-  const cache = new RecentSendsCache();
+  // `history` commands first, untimed: the remembered day of sends the timed ones are decided on.
+  for (const command of commands.slice(0, history)) state = handleCommand(command, state, policy).state;
   const started = performance.now();
-  for (const command of commands) state = handleCommand(command, state, policy, cache).state;
+  for (const command of commands.slice(history)) state = handleCommand(command, state, policy).state;
   const seconds = (performance.now() - started) / 1000;
-  return Math.round(n / Math.max(seconds, 1e-9));
+  return { perSecond: Math.round(n / Math.max(seconds, 1e-9)), snapshotBytes: JSON.stringify(state).length };
 }

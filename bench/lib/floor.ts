@@ -17,11 +17,12 @@ import { KafkaClient } from '@gw/kafka';
 import type { Logger } from '@gw/observability';
 import { stopProcess } from '../../test/support/stack.ts';
 import { floorTopics } from '../floor/topics.ts';
+import { PROFILE_FLAGS } from './profile.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const STAGE = 'bench/floor/stage.ts';
-/** As the services run (test/support/stack.ts). */
-const NODE_FLAGS = ['--max-semi-space-size=32'];
+/** As the services run (test/support/stack.ts), profiled with them under BENCH_PROFILE=1. */
+const NODE_FLAGS = ['--max-semi-space-size=32', ...PROFILE_FLAGS];
 /** The simulator's default ack delays (services/instance-simulator/src/options.ts). */
 const ACK_DELAYS_MS = [50, 150, 300];
 

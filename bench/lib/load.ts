@@ -9,7 +9,7 @@ export interface LoadTarget {
   headers: Record<string, string>;
   /** The JSON body of request number n (distinct per request). */
   body(n: number): unknown;
-  /** Optional classification of 2xx bodies, e.g. "sent" vs "queued". */
+  /** Optional classification of every answer, e.g. "sent" vs "queued", or a refusal's code. */
   classify?(status: number, body: string): string | null;
   /** Per-request headers on top of `headers` (e.g. each request as one of several customers). */
   headersFor?(n: number): Record<string, string>;
@@ -36,6 +36,7 @@ export interface LoadResult {
   errors: number;
   timeouts: number;
   statusCodes: Record<string, number>;
+  /** Answers by `classify` (2xx and the rest alike). */
   classes: Record<string, number>;
   /** A few non-2xx bodies, to tell what went wrong. */
   sampleFailures: string[];
@@ -66,12 +67,9 @@ export async function runLoad(target: LoadTarget, options: LoadOptions): Promise
           return { ...request, headers, body: JSON.stringify(target.body(n)) };
         },
         onResponse: (status, body) => {
-          if (status >= 200 && status < 300) {
-            const kind = target.classify?.(status, body);
-            if (kind) classes[kind] = (classes[kind] ?? 0) + 1;
-          } else if (sampleFailures.length < 3) {
-            sampleFailures.push(`${status} ${String(body).slice(0, 300)}`);
-          }
+          const kind = target.classify?.(status, body);
+          if (kind) classes[kind] = (classes[kind] ?? 0) + 1;
+          if ((status < 200 || status >= 300) && sampleFailures.length < 3) sampleFailures.push(`${status} ${String(body).slice(0, 300)}`);
         },
       },
     ],

@@ -32,6 +32,8 @@ export interface ClientAccount {
   customer_id: string;
   instance_id: string;
   api_key: string;
+  /** The people who wrote to the instance: the load answers them (test/chaos/contacts.ts). */
+  recipients: readonly string[];
 }
 
 export interface LoadOptions {
@@ -77,9 +79,9 @@ async function tryOnce(options: LoadOptions, account: ClientAccount, record: Mes
 }
 
 /**
- * Runs `clients` clients, each sending message after message (to a round of recipients of its
- * customer) until `running()` turns false; then each finishes the message it holds. Resolves
- * with every message and what became of it.
+ * Runs `clients` clients, each sending message after message until `running()` turns false
+ * (message n to account n mod the accounts, to that account's people in turn); then each finishes
+ * the message it holds. Resolves with every message and what became of it.
  */
 export async function sustainedSends(options: LoadOptions, running: () => boolean): Promise<MessageRecord[]> {
   const records: MessageRecord[] = [];
@@ -92,7 +94,7 @@ export async function sustainedSends(options: LoadOptions, running: () => boolea
         key: `${options.runId}-${n}`,
         customerId: account.customer_id,
         instanceId: account.instance_id,
-        phone: `+1415556${String(n % 1000).padStart(4, '0')}`,
+        phone: account.recipients[Math.floor(n / options.accounts.length) % account.recipients.length]!,
         text: `Chaos ${options.runId} message ${n}: your appointment is confirmed.`,
         messageId: null,
         final: null,

@@ -1,4 +1,5 @@
-// The fault suite: sustained sends from retrying clients while services are killed with SIGKILL
+// The fault suite: sustained sends from retrying clients (replies to people who wrote in first, as
+// the number guard lets a freshly paired instance send: contacts.ts) while services are killed with SIGKILL
 // (one at a time and several together), the broker restarts and Postgres drops our connections;
 // then the outcome is compared with what the manager (the simulator's ledger) and a webhook
 // receiver saw. Used by `make chaos` (test/chaos/main.ts) and, shorter, by the e2e tier
@@ -13,6 +14,7 @@ import { gatewayctl } from '../support/cli.ts';
 import { startStack, type Stack, type StackProcess, type StackServiceName } from '../support/stack.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../../services/instance-simulator/src/testing/webhook-receiver.ts';
 import { finalAnswers, sustainedSends, type MessageRecord } from './clients.ts';
+import { chaosLimits, RECIPIENTS_PER_ACCOUNT, recipientsOf, writeIn } from './contacts.ts';
 import { assignments, lagAroundFaults, latencyByPhase, sampleLag, takenOver, type Assignment, type FaultWindow, type LagAroundFault, type PhaseLatency } from './observations.ts';
 
 /** DeliveryFailed's reason for a send the resolver cannot settle (services/delivery/src/resolve/resolver.ts OUTCOME_UNKNOWN). */
@@ -75,6 +77,8 @@ export interface ChaosReport {
   /** Per fault: what was done and how long the stack took to be ready again. */
   faults: Array<{ fault: string; recovered_after_s: number }>;
   restarts_by_supervisor: number;
+  /** From the first person writing in to the policy knowing every one (before the load). */
+  wrote_in_s: number;
   answer_p99_ms: number;
   elapsed_s: number;
   /** Final answers given by each API process (their index). */
@@ -184,14 +188,21 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
   let receiver: WebhookReceiver | undefined;
   try {
     receiver = await startWebhookReceiver();
-    const accounts: DemoAccount[] = [];
-    for (let i = 0; i < 3; i++) accounts.push(await demoAccount(stack));
-    for (const account of accounts) {
+    const demos: DemoAccount[] = [];
+    for (let i = 0; i < 3; i++) demos.push(await demoAccount(stack));
+    for (const account of demos) {
+      await chaosLimits(stack, account.customer_id);
       const set = await gatewayctl({ ...stack.env, ...ENV }, '--json', 'webhook', 'set', '--instance', account.instance_id, '--url', `${receiver.url}/hooks`, '--events', 'message.sent,message.failed');
       if (set.code !== 0) throw new Error(`webhook set failed: ${set.stderr}`);
     }
     const managers = await db.any(sql.type(z.object({ id: z.string(), manager_instance: z.string() }))`SELECT id, manager_instance FROM instances`);
     const managerOf = new Map(managers.map((m) => [m.id, m.manager_instance]));
+    // Freshly paired instances: the load answers people who wrote in (contacts.ts), as a guarded gateway's traffic is.
+    const accounts = demos.map((account, i) => ({ ...account, manager: managerOf.get(account.instance_id)!, recipients: recipientsOf(i) }));
+    const writingStarted = Date.now();
+    await writeIn(stack, db, accounts);
+    const wroteInS = (Date.now() - writingStarted) / 1000;
+    log(`${accounts.length * RECIPIENTS_PER_ACCOUNT} people wrote in; the policy knew them all after ${wroteInS.toFixed(1)} s`);
 
     let sending = true;
     const load = sustainedSends(
@@ -216,15 +227,15 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
           // `hang_unsent`, a manager that dies with the request (never sent), resent once the
           // attempt has settled (DELIVERY_SEND_SETTLE_MS).
           const [a, b, c] = accounts;
-          await stack.simulator.call('PUT', '/sim/faults', { body: { instance: managerOf.get(a!.instance_id), mode: 'stall', delay_ms: STALL_MS, count: 5 } });
-          await stack.simulator.call('PUT', '/sim/faults', { body: { instance: managerOf.get(b!.instance_id), mode: 'timeout', delay_ms: STALL_MS, count: 5 } });
-          await stack.simulator.call('PUT', '/sim/faults', { body: { instance: managerOf.get(c!.instance_id), mode: 'hang_unsent', delay_ms: STALL_MS, count: 5 } });
+          await stack.simulator.call('PUT', '/sim/faults', { body: { instance: a!.manager, mode: 'stall', delay_ms: STALL_MS, count: 5 } });
+          await stack.simulator.call('PUT', '/sim/faults', { body: { instance: b!.manager, mode: 'timeout', delay_ms: STALL_MS, count: 5 } });
+          await stack.simulator.call('PUT', '/sim/faults', { body: { instance: c!.manager, mode: 'hang_unsent', delay_ms: STALL_MS, count: 5 } });
           await sleep(1_000);
         }
         const killedAt = Date.now();
         await Promise.all(fault.services.map((name) => stack.kill(name, 'SIGKILL')));
         if (fault.interruptSends) {
-          for (const account of accounts) await stack.simulator.call('PUT', '/sim/faults', { body: { instance: managerOf.get(account.instance_id), mode: 'none' } });
+          for (const account of accounts) await stack.simulator.call('PUT', '/sim/faults', { body: { instance: account.manager, mode: 'none' } });
         }
         // The sends the dead process left open; resolved by its successor.
         const killsDelivery = fault.services.some((name) => name.startsWith('delivery'));
@@ -291,6 +302,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       resolutions,
       faults: faultLog,
       restarts_by_supervisor: supervisor.restarts(),
+      wrote_in_s: wroteInS,
       answer_p99_ms: answered[Math.floor(answered.length * 0.99)] ?? 0,
       elapsed_s: (Date.now() - started) / 1000,
     };
@@ -352,6 +364,7 @@ export function formatReport(report: ChaosReport): string {
     ...faults,
     'interrupted sends (delivery killed mid-send):',
     ...resolutions,
+    `people who wrote in known to the policy after ${report.wrote_in_s.toFixed(1)} s`,
     `restarts by the supervisor: ${report.restarts_by_supervisor}; answer p99 (first try to final answer): ${report.answer_p99_ms} ms; elapsed ${report.elapsed_s.toFixed(0)} s`,
     `final answers by API process: ${report.answers_by_api.join(' / ')}`,
     'answer latency (first try to final answer) of the messages begun in each phase:',

@@ -139,9 +139,11 @@ describe('gatewayctl', () => {
     const result = await gatewayctl(stack.env, 'policy-log', 'rules', '--json');
     expect(result.code).toBe(0);
     const rules = JSON.parse(result.stdout) as Array<{ order: number; name: string; code: string; status: number }>;
-    expect(rules).toHaveLength(11);
+    expect(rules).toHaveLength(13);
     expect(rules[0]).toMatchObject({ order: 1, name: 'module_enabled', code: 'module_not_enabled', status: 403 });
-    expect(rules.map((r) => r.order)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
+    expect(rules.map((r) => r.order)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13]);
+    // The number guard's rules (docs/policy.md "The number guard").
+    expect(rules.filter((r) => r.name === 'instance_not_restricted' || r.name === 'first_contact_limit')).toMatchObject([{ order: 6, code: 'sending_throttled', status: 429 }, { order: 10, code: 'sending_throttled', status: 429 }]);
   });
 
   it('reports operator mistakes in one clear line with a non-zero exit', async () => {

@@ -134,6 +134,14 @@ export async function startStack(services: StackServiceName[] = ['api', 'policy'
     STOP_WITH_PARENT_PID: String(process.pid),
     SEND_DEADLINE_MS: '15000',
     DELIVERY_SEND_TIMEOUT_MS: '2000',
+    // Human pacing on, as in production (typing passed as sendText `delay`, one send at a time per
+    // instance, a gap between them), but in milliseconds: suites send bursts of a hundred messages
+    // on one instance (typing 1 ms a character, 10 to 50 ms; a 10 to 15 ms gap). Its own test runs
+    // the real defaults (services/delivery/src/dispatch/pacing.int.test.ts).
+    DELIVERY_TYPING_MS_PER_CHAR: '1',
+    DELIVERY_TYPING_MIN_MS: '10',
+    DELIVERY_TYPING_MAX_MS: '50',
+    DELIVERY_SEND_GAP_MS: '10',
     // The test receivers are plain http on loopback (https only is the default: docs/webhooks.md).
     WEBHOOK_ALLOW_HTTP: 'true',
     ...extraEnv,

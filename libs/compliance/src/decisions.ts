@@ -1,53 +1,134 @@
-// verify's pass (2): the decisions topic read whole, each record's hash checked and its digests kept.
+// verify's passes (1) and (2) together: the decisions topic read in order, and beside each
+// record the Postgres row of its log id, read from the snapshot chain by chain in keyset pages
+// (chain-rows.ts). The policy consumer appends a chain's records in log order, so record and row
+// meet as they stream: both copies compared, each chain walked (chains.ts) and the records'
+// own chain checked as they come, then dropped. What does not meet in order (a repeated or forged
+// record behind its chain, a record newer than the snapshot, a row with no record yet) is kept
+// aside, by log id, and settled at the end: memory is one page per chain plus the exceptions.
+import { sql, type Queryable } from '@gw/db';
 import type { EventCodec, SendDecided } from '@gw/events';
 import type { KafkaInspector, PartitionRange } from '@gw/kafka';
-import { GENESIS_HASH } from '@gw/policy-log';
-import { digests, Findings } from './copies.ts';
+import { fromLogRow, GENESIS_HASH, PolicyLogRow } from '@gw/policy-log';
+import { ChainRows } from './chain-rows.ts';
+import { ChainWalk, type ChainHead } from './chains.ts';
+import { digests, type Findings } from './copies.ts';
+import { POLICY_LOG_COLUMNS } from './entries.ts';
 import { yielder } from './progress.ts';
-import { digestOf, replayFields } from './replay.ts';
 
-/** A record of the decisions topic, as digests. */
-export interface Recorded {
-  compare: string;
-  replay: string;
-  partition_chain: number;
-  prev_hash: string;
-  entry_hash: string;
-  command_id: string;
-  customer_id: string;
-  position: string;
-}
-
-export interface DecisionsScope {
+export interface CopiesScope {
   topic: string;
   ends: Map<number, PartitionRange>;
   /** The partition chains checked (null: all). */
   chains: number[] | null;
-  /** Divergences kept (all are counted by the caller as they come back). */
-  maxDivergences: number;
+  /** Every chain that may hold rows (heads, partitions): walked to its end even without records. */
+  known: number[];
+  heads: Map<number, ChainHead>;
+  /** With a customer: whose entries are counted and collected. */
+  customerId: string | null;
 }
 
-export type DecisionsOutcome = Awaited<ReturnType<typeof readDecisions>>;
+/** A record that did not meet its row in order: compared once the stream is over. */
+export interface LooseRecord {
+  logId: number;
+  position: string;
+  compare: string;
+  customerId: string;
+}
 
-/**
- * (2) Every SendDecided on the decisions topic up to `ends`: hashes checked, the first record per
- * log id kept as digests, and each partition's records chained.
- */
-export async function readDecisions(kafka: KafkaInspector, codec: EventCodec, scope: DecisionsScope, progress: (n: number) => void = () => undefined) {
-  const findings = new Findings(scope.maxDivergences);
+/** A row no record met (yet): a record may still come for it, out of order. */
+interface LooseRow {
+  compare: string;
+  commandId: string;
+  customerId: string;
+}
+
+class ChainCopies {
+  readonly walk: ChainWalk;
+  /** The last record taken in order, for the records' own chain. */
+  lastRecordLogId = -1;
+  lastRecordHash = GENESIS_HASH;
+
+  constructor(
+    readonly rows: ChainRows<typeof PolicyLogRow>,
+    findings: Findings,
+    heads: Map<number, ChainHead>,
+  ) {
+    this.walk = new ChainWalk(findings, heads);
+  }
+}
+
+export type CopiesOutcome = Awaited<ReturnType<typeof checkCopies>>;
+
+/** Reads the decisions topic to `ends` against the snapshot's rows (see the file comment). */
+export async function checkCopies(kafka: KafkaInspector, codec: EventCodec, tx: Queryable, scope: CopiesScope, findings: Findings, progress: (n: number) => void = () => undefined) {
   const inScope = (chain: number) => scope.chains === null || scope.chains.includes(chain);
-  const byLogId = new Map<number, Recorded>();
-  const byCommand = new Map<string, number>();
-  // A second record for a log id with other content: described once the pass is over (both read again).
-  const conflicts: Array<{ logId: number; first: string; position: string }> = [];
-  let read = 0;
-  let duplicates = 0;
+  const chains = new Map<number, ChainCopies>();
+  const chainOf = (chain: number) => {
+    let copies = chains.get(chain);
+    if (!copies) chains.set(chain, (copies = new ChainCopies(new ChainRows(tx, PolicyLogRow, chain), findings, scope.heads)));
+    return copies;
+  };
+  const counts = { rows: 0, customerRows: 0, read: 0, firsts: 0 };
+  const policyVersions = new Set<string>();
+  const customerLogIds = new Set<number>();
+  const looseRows = new Map<number, LooseRow>();
+  /** Records behind their chain (a repeat, or another copy) and records with no row in the snapshot. */
+  const behind: LooseRecord[] = [];
+  const ahead: LooseRecord[] = [];
+
+  /** Walks the next row of a chain (it exists: peeked). */
+  const walkRow = (copies: ChainCopies) => {
+    const row = copies.rows.take();
+    const { entry, compare } = copies.walk.next(row);
+    counts.rows++;
+    if (scope.customerId !== null && entry.customer_id === scope.customerId) {
+      counts.customerRows++;
+      policyVersions.add(entry.policy_version);
+      customerLogIds.add(entry.log_id);
+    }
+    return { entry, compare };
+  };
+
+  const onRecord = async (entry: SendDecided, position: string) => {
+    const copies = chainOf(entry.partition_chain);
+    const { recomputed, compare } = digests(entry);
+    const loose: LooseRecord = { logId: entry.log_id, position, compare, customerId: entry.customer_id };
+    if (entry.log_id <= copies.lastRecordLogId) {
+      // Behind the chain's records: the first record of a row left loose, else another copy.
+      const row = looseRows.get(entry.log_id);
+      if (!row) return void behind.push(loose);
+      looseRows.delete(entry.log_id);
+      counts.firsts++;
+      if (recomputed !== entry.entry_hash) findings.report(entry.log_id, 'kafka_hash', `record ${position}: entry_hash does not match its content`, ['entry_hash']);
+      if (row.compare !== compare) ahead.push(loose);
+      return;
+    }
+    counts.firsts++;
+    if (recomputed !== entry.entry_hash) findings.report(entry.log_id, 'kafka_hash', `record ${position}: entry_hash does not match its content`, ['entry_hash']);
+    if (entry.prev_hash !== copies.lastRecordHash) {
+      findings.report(entry.log_id, 'kafka_chain', `prev_hash ${entry.prev_hash.slice(0, 12)}… is not the previous record's hash ${copies.lastRecordHash.slice(0, 12)}… in partition ${entry.partition_chain}`, ['prev_hash']);
+    }
+    copies.lastRecordLogId = entry.log_id;
+    copies.lastRecordHash = entry.entry_hash;
+    // Rows before it have no record so far.
+    for (let row = await copies.rows.peek(); row && row.log_id < entry.log_id; row = await copies.rows.peek()) {
+      const walked = walkRow(copies);
+      looseRows.set(walked.entry.log_id, { compare: walked.compare, commandId: walked.entry.correlation_id, customerId: walked.entry.customer_id });
+    }
+    if ((await copies.rows.peek())?.log_id === entry.log_id) {
+      if (walkRow(copies).compare !== compare) ahead.push(loose);
+    } else {
+      // No row in the snapshot: looked up again once the stream is over.
+      ahead.push(loose);
+    }
+  };
+
   const breathe = yielder();
   await kafka.readToEnd(scope.topic, {
     ends: scope.ends,
     onBatch: async (records) => {
       for (const record of records) {
-        read++;
+        counts.read++;
         const turn = breathe();
         if (turn) await turn;
         const position = `${record.partition}@${record.offset}`;
@@ -61,44 +142,40 @@ export async function readDecisions(kafka: KafkaInspector, codec: EventCodec, sc
           continue;
         }
         if (!inScope(entry.partition_chain)) continue;
-        const { recomputed, compare } = digests(entry);
-        const first = byLogId.get(entry.log_id);
-        if (first) {
-          if (first.compare === compare) duplicates++;
-          else conflicts.push({ logId: entry.log_id, first: first.position, position });
-          continue;
-        }
-        if (recomputed !== entry.entry_hash) findings.report(entry.log_id, 'kafka_hash', `record ${position}: entry_hash does not match its content`, ['entry_hash']);
-        const twice = byCommand.get(entry.correlation_id);
-        if (twice !== undefined) findings.report(entry.log_id, 'kafka_conflict', `command ${entry.correlation_id} was decided twice: log_id ${twice} and ${entry.log_id}`, ['command_id']);
-        else byCommand.set(entry.correlation_id, entry.log_id);
-        byLogId.set(entry.log_id, {
-          compare,
-          replay: digestOf(replayFields(entry)),
-          partition_chain: entry.partition_chain,
-          prev_hash: entry.prev_hash,
-          entry_hash: entry.entry_hash,
-          command_id: entry.correlation_id,
-          customer_id: entry.customer_id,
-          position,
-        });
+        await onRecord(entry, position);
       }
-      progress(read);
+      progress(counts.read + counts.rows);
     },
   });
-  // Each partition's records, in log order, must chain.
-  const chains = new Map<number, Array<[number, Recorded]>>();
-  for (const item of byLogId) {
-    const list = chains.get(item[1].partition_chain);
-    if (list) list.push(item);
-    else chains.set(item[1].partition_chain, [item]);
+
+  // Every chain walked to its end: rows past the last record have no record (yet).
+  for (const chain of new Set([...scope.known.filter(inScope), ...chains.keys()])) {
+    const copies = chainOf(chain);
+    for (let row = await copies.rows.peek(); row; row = await copies.rows.peek()) {
+      const walked = walkRow(copies);
+      looseRows.set(walked.entry.log_id, { compare: walked.compare, commandId: walked.entry.correlation_id, customerId: walked.entry.customer_id });
+    }
+    copies.walk.end();
   }
-  for (const [partition, list] of chains) {
-    let prev = GENESIS_HASH;
-    for (const [logId, entry] of list.sort((a, b) => a[0] - b[0])) {
-      if (entry.prev_hash !== prev) findings.report(logId, 'kafka_chain', `prev_hash ${entry.prev_hash.slice(0, 12)}… is not the previous record's hash ${prev.slice(0, 12)}… in partition ${partition}`, ['prev_hash']);
-      prev = entry.entry_hash;
+  progress(counts.read + counts.rows);
+  const walked = [...chains.values()].reduce((n, c) => n + c.walk.chains, 0);
+  if (scope.chains === null) {
+    for (const [partition, head] of scope.heads) {
+      if ((chains.get(partition)?.walk.chains ?? 0) === 0) findings.report(head.last_log_id, 'db_chain_head', `policy_chain of partition ${partition} points at log_id ${head.last_log_id}, which is not in policy_log`, ['head_hash']);
     }
   }
-  return { byLogId, read, duplicates, conflicts, divergences: findings.kept, divergenceCount: findings.count };
+  return { counts, chains: walked, policyVersions, customerLogIds, looseRows, behind, ahead };
+}
+
+/** Compare digests of rows by log id, as they are now (after the snapshot). */
+export async function rowDigests(db: Queryable, logIds: number[]): Promise<Map<number, { compare: string; entry: SendDecided }>> {
+  const found = new Map<number, { compare: string; entry: SendDecided }>();
+  for (let i = 0; i < logIds.length; i += 1000) {
+    const rows = await db.any(sql.type(PolicyLogRow)`SELECT ${POLICY_LOG_COLUMNS} FROM policy_log WHERE log_id = ANY(${sql.array(logIds.slice(i, i + 1000), 'int8')})`);
+    for (const row of rows) {
+      const entry = fromLogRow(row);
+      found.set(row.log_id, { compare: digests(entry).compare, entry });
+    }
+  }
+  return found;
 }

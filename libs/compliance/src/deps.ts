@@ -8,6 +8,8 @@ export interface ComplianceConnection {
   /** The inspector's prefix for its throw-away consumer groups (the topic prefix). */
   groupPrefix: string;
   schemaRegistryUrl: string;
+  /** The replay reads the recorded entries beside the commands. */
+  databaseUrl: string;
 }
 
 /** What the compliance functions need: Postgres, Kafka, the codec and topic names. */

@@ -2,12 +2,14 @@
 // reads Postgres and the decisions topic (more threads were measured: a third for the decisions
 // topic, and the partitions dealt out to one replay thread per core; neither was faster on two
 // cores, as each thread loads and compiles its own modules). The worker opens its own
-// connections from plain settings, replays (replay.ts) and posts its progress and outcome back.
+// connections from plain settings, replays (replay-stream.ts: customer-events beside the recorded
+// entries, read from Postgres as they are now) and posts its progress and outcome back.
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
+import { createPool } from '@gw/db';
 import { EventCodec, Topics } from '@gw/events';
 import { KafkaInspector } from '@gw/kafka';
 import type { ComplianceConnection } from './deps.ts';
-import { replayCustomerEvents, type ReplayOutcome, type ReplayScope } from './replay.ts';
+import { replayCustomerEvents, type ReplayOutcome, type ReplayScope } from './replay-stream.ts';
 
 interface Job {
   connection: ComplianceConnection;
@@ -37,6 +39,11 @@ if (!isMainThread && parentPort && (workerData as Job | undefined)?.scope) {
   // The codec only decodes (schemas come by the id in each record); topic names are not needed.
   const codec = new EventCodec(connection.schemaRegistryUrl, new Topics('', 1));
   const kafka = new KafkaInspector(connection.kafkaBrokers, connection.groupPrefix);
-  const outcome = await replayCustomerEvents(kafka, codec, scope, (n) => port.postMessage({ progress: n } satisfies Message));
-  port.postMessage({ outcome } satisfies Message);
+  const pool = await createPool(connection.databaseUrl, { maxConnections: 1 });
+  try {
+    const outcome = await replayCustomerEvents(kafka, codec, pool, scope, (n) => port.postMessage({ progress: n } satisfies Message));
+    port.postMessage({ outcome } satisfies Message);
+  } finally {
+    await pool.end();
+  }
 }

@@ -1,18 +1,26 @@
 // The compliance replay: customer-events folded through the very engineStep the policy consumer
 // runs, so a re-run of the decider can be compared with what the log recorded.
 import { createHash } from 'node:crypto';
-import type { AnyEvent, EventCodec, SendDecided, SendRequested } from '@gw/events';
-import type { KafkaInspector, PartitionRange } from '@gw/kafka';
-import { createPolicy, initialPolicyState, RecentSendsCache, type CustomerPolicyState, type Policy, type PolicyDecision, type PolicyEvent } from '@gw/policy';
+import type { AnyEvent, SendDecided, SendRequested } from '@gw/events';
+import { createPolicy, initialPolicyState, policyForVersion, RecentSendsCache, type CustomerPolicyState, type Policy, type PolicyDecision, type PolicyEvent } from '@gw/policy';
 import { canonicalJson, chainedFields, engineStep, toDecidedEvent } from '@gw/policy-log';
-import { yielder } from './progress.ts';
 
 export type ReplayStep =
   | { kind: 'duplicate'; correlationId: string }
   | { kind: 'ignored' }
   | { kind: 'folded'; customerId: string; folded: PolicyEvent[] }
-  | { kind: 'decided'; customerId: string; folded: PolicyEvent[]; expected: SendDecided }
+  | {
+      kind: 'decided';
+      customerId: string;
+      folded: PolicyEvent[];
+      expected: SendDecided;
+      /** The recorded policy version is unknown to this code: the command was decided with the current policy instead. */
+      versionMismatch: boolean;
+    }
   | { kind: 'error'; customerId: string; correlationId: string; error: string };
+
+/** The policy a recorded version names, or null when this code does not know it. */
+export type PolicyVersions = (version: string) => Policy | null;
 
 /**
  * Folds customer streams through engineStep exactly as the policy consumer does
@@ -23,21 +31,46 @@ export type ReplayStep =
  */
 export class Replayer {
   readonly states = new Map<string, CustomerPolicyState>();
+  /** Commands decided (rebuild, tests); verify says which are repeats itself, from the log. */
   private readonly decided = new Set<string>();
   /** Event ids of the facts folded: the consumer folds a copy of a fact (same id) once. */
   readonly foldedFacts = new Set<string>();
   private readonly cache = new RecentSendsCache();
 
-  constructor(private readonly policy: Policy = createPolicy()) {}
+  /** Per partition, the policy of the last recorded version seen there: what the consumer ran then, for the facts between decisions too. */
+  private readonly eras = new Map<number, Policy>();
+  private readonly byVersion = new Map<string, Policy | null>();
 
-  step(event: AnyEvent, partition: number): ReplayStep {
+  constructor(
+    private readonly policy: Policy = createPolicy(),
+    private readonly versions: PolicyVersions = (version) => (version === policy.version ? policy : policyForVersion(version)),
+    /** false: the caller tells repeated commands apart (verify, from the log), so no set of every command id is kept. */
+    private readonly trackDecided = true,
+  ) {}
+
+  /**
+   * `recordedVersion`: the policy version the log recorded for this command, when the caller knows
+   * it. The command is decided with that version's policy (a log spans policy changes); an unknown
+   * version is decided with the current policy and flagged (versionMismatch).
+   */
+  step(event: AnyEvent, partition: number, recordedVersion?: string): ReplayStep {
     if (event.type === 'SendRequested' && this.decided.has(event.payload.correlation_id)) return { kind: 'duplicate', correlationId: event.payload.correlation_id };
     if (event.type === 'PolicyInputRecorded' && this.foldedFacts.has(event.payload.event_id)) return { kind: 'ignored' };
     const customerId = event.payload.customer_id;
     const state = this.states.get(customerId) ?? initialPolicyState(customerId);
+    let versionMismatch = false;
+    let policy = this.eras.get(partition) ?? this.policy;
+    if (recordedVersion !== undefined && event.type === 'SendRequested' && recordedVersion !== policy.version) {
+      // Made once per version (a policy compiles its content rules).
+      if (!this.byVersion.has(recordedVersion)) this.byVersion.set(recordedVersion, this.versions(recordedVersion));
+      const recorded = this.byVersion.get(recordedVersion)!;
+      versionMismatch = recorded === null;
+      policy = recorded ?? this.policy;
+      this.eras.set(partition, policy);
+    }
     let step;
     try {
-      step = engineStep(event, state, this.policy, this.cache);
+      step = engineStep(event, state, policy, this.cache);
     } catch (error) {
       // The consumer would not have folded it either (it is dead-lettered); the state is kept.
       return { kind: 'error', customerId, correlationId: event.payload.correlation_id, error: (error as Error).message };
@@ -46,8 +79,8 @@ export class Replayer {
     this.states.set(customerId, step.state);
     if (event.type === 'PolicyInputRecorded') this.foldedFacts.add(event.payload.event_id);
     if (step.kind === 'decided' && event.type === 'SendRequested') {
-      this.decided.add(event.payload.correlation_id);
-      return { kind: 'decided', customerId, folded: step.folded, expected: expectedEntry(event.payload, step.decision, partition, this.policy.version) };
+      if (this.trackDecided) this.decided.add(event.payload.correlation_id);
+      return { kind: 'decided', customerId, folded: step.folded, expected: expectedEntry(event.payload, step.decision, partition, policy.version), versionMismatch };
     }
     return { kind: 'folded', customerId, folded: step.folded };
   }
@@ -75,85 +108,3 @@ export function replayFields(entry: SendDecided) {
 
 export const digestOf = (value: unknown): string => createHash('sha256').update(canonicalJson(value)).digest('base64');
 
-/** What to replay, as plain data (it crosses to a worker thread). */
-export interface ReplayScope {
-  topic: string;
-  /** Per partition: [partition, low, end] (decimal strings). */
-  ends: Array<[number, string, string]>;
-  /** Per partition: the policy consumer's committed offset, or null when it never committed. */
-  committed: Array<[number, string | null]>;
-  /** Replay these customers only; null: everyone. */
-  customers: string[] | null;
-  /** Positions (partition@offset) the policy consumer dead-lettered and moved past: skipped as it skipped them. */
-  skip: string[];
-  /** Commands whose replayed entries are wanted back whole (to describe a divergence). */
-  keep?: string[];
-}
-
-export interface ReplayOutcome {
-  read: number;
-  customerEvents: number;
-  undecodable: number;
-  deadLettered: number;
-  duplicateCommands: number;
-  /** [command id, digestOf(replayFields), partition, offset, customer id] of every decision, in partition order. */
-  decided: Array<[string, string, number, string, string]>;
-  /** Commands past the consumer's committed offset: not decided yet, not checked. */
-  pending: string[];
-  errors: Array<{ eventType: string; correlationId: string; customerId: string; position: string; error: string }>;
-  kept: SendDecided[];
-}
-
-export const toScopeEnds = (ranges: Map<number, PartitionRange>): ReplayScope['ends'] => [...ranges.values()].map((r) => [r.partition, String(r.low), String(r.end)]);
-
-/** Reads customer-events to the scope's ends and replays the customers in scope, record by record. */
-export async function replayCustomerEvents(kafka: KafkaInspector, codec: EventCodec, scope: ReplayScope, progress: (read: number) => void = () => undefined): Promise<ReplayOutcome> {
-  const outcome: ReplayOutcome = { read: 0, customerEvents: 0, undecodable: 0, deadLettered: 0, duplicateCommands: 0, decided: [], pending: [], errors: [], kept: [] };
-  const replayer = new Replayer();
-  const committed = new Map(scope.committed.map(([partition, offset]) => [partition, offset]));
-  const ends = new Map(scope.ends.map(([partition, low, end]) => [partition, { partition, low: BigInt(low), end: BigInt(end) }]));
-  // Past the committed offset (or the end, when the consumer never committed) commands are pending.
-  const limit = (partition: number) => BigInt(committed.get(partition) ?? ends.get(partition)!.end);
-  const customers = scope.customers === null ? null : new Set(scope.customers);
-  const skip = new Set(scope.skip);
-  const keep = new Set(scope.keep ?? []);
-  const breathe = yielder();
-
-  await kafka.readToEnd(scope.topic, {
-    ends,
-    onBatch: async (records, partition) => {
-      for (const record of records) {
-        outcome.read++;
-        const turn = breathe();
-        if (turn) await turn;
-        if (skip.has(`${partition}@${record.offset}`)) {
-          outcome.deadLettered++;
-          continue;
-        }
-        let event: AnyEvent | null;
-        try {
-          event = await codec.decode(record);
-        } catch {
-          outcome.undecodable++;
-          continue;
-        }
-        if (!event || (customers && !customers.has(event.payload.customer_id))) continue;
-        outcome.customerEvents++;
-        if (BigInt(record.offset) >= limit(partition)) {
-          if (event.type === 'SendRequested') outcome.pending.push(event.payload.correlation_id);
-          continue;
-        }
-        const step = replayer.step(event, partition);
-        if (step.kind === 'duplicate') outcome.duplicateCommands++;
-        else if (step.kind === 'error') outcome.errors.push({ eventType: event.type, correlationId: step.correlationId, customerId: step.customerId, position: `${partition}@${record.offset}`, error: step.error });
-        else if (step.kind === 'decided') {
-          const entry = step.expected;
-          outcome.decided.push([entry.correlation_id, digestOf(replayFields(entry)), partition, record.offset, step.customerId]);
-          if (keep.has(entry.correlation_id)) outcome.kept.push(entry);
-        }
-      }
-      progress(outcome.read);
-    },
-  });
-  return outcome;
-}

@@ -129,11 +129,21 @@ function arrange(v: Settings) {
       breakerResetMs: v.DELIVERY_BREAKER_RESET_MS,
       concurrency: v.DELIVERY_CONCURRENCY,
       resolveEveryMs: v.DELIVERY_RESOLVE_EVERY_MS,
-      resolveAfterMs: v.DELIVERY_RESOLVE_AFTER_MS ?? v.DELIVERY_SEND_TIMEOUT_MS + 3_000,
+      resolveAfterMs: v.DELIVERY_RESOLVE_AFTER_MS ?? v.DELIVERY_SEND_TIMEOUT_MS + v.DELIVERY_TYPING_MAX_MS + 3_000,
       ackDeadlineMs: v.ACK_DEADLINE_MS,
       maxAttempts: Math.max(1, v.DELIVERY_MAX_ATTEMPTS),
       sendSettleMs: v.DELIVERY_SEND_SETTLE_MS,
       storeEvidenceTtlMs: v.DELIVERY_STORE_EVIDENCE_TTL_MS,
+      /** Human pacing (services/delivery/src/dispatch/pacing.ts). */
+      pacing: {
+        typingMsPerChar: v.DELIVERY_TYPING_MS_PER_CHAR,
+        typingMinMs: Math.min(v.DELIVERY_TYPING_MIN_MS, v.DELIVERY_TYPING_MAX_MS),
+        typingMaxMs: v.DELIVERY_TYPING_MAX_MS,
+        typingJitter: v.DELIVERY_TYPING_JITTER,
+        typingSkipPurposes: v.DELIVERY_TYPING_SKIP_PURPOSES,
+        gapMs: v.DELIVERY_SEND_GAP_MS,
+        gapJitter: v.DELIVERY_SEND_GAP_JITTER,
+      },
     },
     instanceEvents: {
       host: v.INSTANCE_EVENTS_HOST,

@@ -112,12 +112,20 @@ export const settingsSchema = z.object({
   DELIVERY_BREAKER_RESET_MS: int(10_000).describe('An open breaker tries again after this long.'),
   DELIVERY_CONCURRENCY: int(32).describe('Sends in flight in one process.'),
   DELIVERY_RESOLVE_EVERY_MS: int(1_000).describe('How often sends of open outcome (interrupted or unanswered) are looked for.'),
-  DELIVERY_RESOLVE_AFTER_MS: optionalInt().describe('An attempt is resolved once it is this old: past the send timeout, no live call is under way (default DELIVERY_SEND_TIMEOUT_MS + 3000).'),
+  DELIVERY_RESOLVE_AFTER_MS: optionalInt().describe('An attempt is resolved once it is this old: past the send timeout and the longest typing delay, no live call is under way (default DELIVERY_SEND_TIMEOUT_MS + DELIVERY_TYPING_MAX_MS + 3000).'),
   ACK_DEADLINE_MS: int(600_000).describe('A send the manager could not be asked about is failed (no_ack) this long after its first claim.'),
   DELIVERY_MAX_ATTEMPTS: int(3).describe('Attempts of a message the manager confirms it does not have, before it is failed for good (at least 1).'),
   DELIVERY_SEND_SETTLE_MS: int(30_000)
     .describe('How long past the send timeout a manager may still be carrying out a send whose caller gave up (Evolution finishes abandoned requests): an absence in its store counts only after it.'),
   DELIVERY_STORE_EVIDENCE_TTL_MS: int(300_000).describe('How long the resolver trusts what it learned about an instance\'s message store (on or off).'),
+  // Human pacing of sends (docs/decisions.md "Human pacing at delivery"): jitter is derived from the message id, never random.
+  DELIVERY_TYPING_MS_PER_CHAR: int(300).describe('Typing presence shown before a send, per character of its text (300: about 3.3 characters a second), passed to the manager as sendText `delay`.'),
+  DELIVERY_TYPING_MIN_MS: int(800).describe('The shortest typing delay of a send that types at all.'),
+  DELIVERY_TYPING_MAX_MS: int(12_000).describe('The longest typing delay (0: no typing delay); a send\'s call may take DELIVERY_SEND_TIMEOUT_MS beyond it.'),
+  DELIVERY_TYPING_JITTER: ratio(0.2).describe('The typing delay is multiplied by a factor in [1 - jitter, 1 + jitter] derived from the message id (then held within min and max).'),
+  DELIVERY_TYPING_SKIP_PURPOSES: list(['authentication']).describe('Message purposes sent without a typing delay (one-time codes must not wait).'),
+  DELIVERY_SEND_GAP_MS: int(1_000).describe('Least time between the end of one send on an instance and the start of its next (0: none).'),
+  DELIVERY_SEND_GAP_JITTER: ratio(0.5).describe('The gap is lengthened by up to this share of it, derived from the message id.'),
 
   // The instance-events service. Keyword lists are matched against an inbound message's whole text, case-insensitive.
   INSTANCE_EVENTS_HOST: str('127.0.0.1').describe('Address of the instance-events service\'s ops server.'),

@@ -21,7 +21,9 @@ describe('the settings schema', () => {
     expect(config.api.publicBaseUrl).toBe('http://10.0.0.1:9000');
     expect(config.kafkaBrokers).toEqual(['127.0.0.1:9092']);
     expect(config.schemaRegistryUrl).toBe('http://127.0.0.1:8081/apis/ccompat/v7');
-    expect(config.delivery.resolveAfterMs).toBe(4_000);
+    expect(config.delivery.resolveAfterMs).toBe(1_000 + 12_000 + 3_000); // the send timeout, the longest typing delay, 3 s
+    // Human pacing: about 3.3 characters a second, 0.8 s to 12 s, ±20 %, codes untyped, a 1 to 1.5 s gap.
+    expect(config.delivery.pacing).toEqual({ typingMsPerChar: 300, typingMinMs: 800, typingMaxMs: 12_000, typingJitter: 0.2, typingSkipPurposes: ['authentication'], gapMs: 1_000, gapJitter: 0.5 });
     expect(config.dashboard.secureCookies).toBe(false);
     expect(loadConfig({ PUBLIC_BASE_URL: 'https://gw.example.com' }).dashboard.secureCookies).toBe(true);
     expect(loadConfig({ PUBLIC_BASE_URL: 'https://gw.example.com', DASHBOARD_SECURE_COOKIES: 'false' }).dashboard.secureCookies).toBe(false);

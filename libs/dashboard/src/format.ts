@@ -24,3 +24,9 @@ export const utcText = (time: Date | null | undefined): string => (time ? utc(ti
 
 /** A time as the usage page shows it: "2026-01-31 12:00 UTC". */
 export const utcMinute = (at: number | Date): string => utc(at, 'minute');
+
+/** An end time as the notices say it: "14:05 UTC" when it is on the same UTC day as `now`, else with its date. */
+export const utcUntil = (at: number | Date, now: number): string => {
+  const minute = utcMinute(at);
+  return minute.slice(0, 10) === new Date(now).toISOString().slice(0, 10) ? minute.slice(11) : minute;
+};

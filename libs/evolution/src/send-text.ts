@@ -17,6 +17,13 @@ export interface SendTextRequest {
   /** E.164; Evolution wants digits only. */
   phone: string;
   text: string;
+  /**
+   * Evolution's sendText `delay` (ms): the manager shows "composing" to the recipient this long,
+   * then "paused", then sends, and only then answers (whatsapp.baileys.service.ts
+   * sendMessageWithTyping; docs/evolution-compatibility.md, "typing delay"). 0 or absent: none.
+   */
+  typingMs?: number;
+  /** The call's budget beyond the typing delay: the call waits at most typingMs + timeoutMs. */
   timeoutMs: number;
   /** The trace of the send (the delivery stage's span of the decision): the call continues it. */
   trace?: TraceContext;
@@ -37,13 +44,15 @@ function summary(body: unknown): string {
 
 export async function sendText(req: SendTextRequest): Promise<SendTextResult> {
   const url = `${req.managerUrl.replace(/\/+$/, '')}/message/sendText/${encodeURIComponent(req.instance)}`;
+  const typingMs = Math.max(0, Math.round(req.typingMs ?? 0));
   try {
     const { status, body } = await callManager(
       'POST',
       url,
       req.apiKey,
-      req.timeoutMs,
-      { number: req.phone.replace(/^\+/, ''), text: req.text },
+      // The manager answers only after the typing delay: the call's timeout waits it out.
+      req.timeoutMs + typingMs,
+      { number: req.phone.replace(/^\+/, ''), text: req.text, ...(typingMs > 0 ? { delay: typingMs } : {}) },
       { trace: req.trace, route: '/message/sendText/{instance}' },
     );
     if (status === 200 || status === 201) {

@@ -2,7 +2,7 @@ import { Kafka, logLevel as KafkaLogLevel, CompressionTypes, Partitioners, type 
 import type { Logger } from 'pino';
 import { describeError } from '@gw/observability';
 import { withTraceHeaders } from '@gw/tracing';
-import { toConsumed } from './headers.ts';
+import { headerValue, toConsumed } from './headers.ts';
 import { GroupCommit, ItemFailed } from '@gw/batching';
 import { transactionCoalescer } from './transaction-coalescer.ts';
 import { ensureTopicsOn } from './ensure-topics.ts';
@@ -51,6 +51,19 @@ export interface ListenOptions {
   topics: string[];
   fromBeginning: boolean;
   onRecord(record: ConsumedRecord): Promise<void> | void;
+  /**
+   * Only the records whose header `header` has a value `wanted` accepts reach onRecord; the others
+   * are passed over in their fetched batch, one header read each, never turned into a record.
+   * For a request-reply listener, which wants a few of the records it reads (its own replies).
+   */
+  select?: { header: string; wanted(value: string): boolean };
+  /**
+   * false: its offsets are never committed (by default after every batch, a request and a broker
+   * write each). For a listener with a group of its own that starts from the latest offset: a
+   * restart is a new group anyway, and after a rejoin it starts from the latest offset again, so
+   * whatever it passes over then must be found another way (the reply router's fallback poll).
+   */
+  commitOffsets?: boolean;
 }
 
 export interface TransformOptions {
@@ -206,7 +219,23 @@ export class KafkaClient {
     const running = this.trackReadiness(consumer, options.groupId);
     await consumer.connect();
     await consumer.subscribe({ topics: options.topics, fromBeginning: options.fromBeginning });
+    const commits = { autoCommit: options.commitOffsets ?? true };
+    const select = options.select;
+    if (select) {
+      await consumer.run({
+        ...commits,
+        // Resolved whole when it returns (eachBatchAutoResolve): the records passed over are read.
+        eachBatch: async ({ batch }) => {
+          for (const message of batch.messages) {
+            const value = headerValue(message.headers, select.header);
+            if (value !== undefined && select.wanted(value)) await options.onRecord(toConsumed(batch.topic, batch.partition, message));
+          }
+        },
+      });
+      return running;
+    }
     await consumer.run({
+      ...commits,
       eachMessage: async ({ topic, partition, message }) => {
         await options.onRecord(toConsumed(topic, partition, message));
       },

@@ -1,13 +1,21 @@
 import type { IHeaders, KafkaMessage } from 'kafkajs';
 import type { ConsumedRecord } from './types.ts';
 
+/** One header's value as text (the first, if repeated), or undefined when absent. */
+export function headerValue(headers: IHeaders | undefined, name: string): string | undefined {
+  if (!headers || !Object.hasOwn(headers, name)) return undefined;
+  const value = headers[name];
+  const first = Array.isArray(value) ? value[0] : value;
+  if (first === undefined) return undefined;
+  return Buffer.isBuffer(first) ? first.toString('utf8') : String(first);
+}
+
 export function decodeHeaders(headers: IHeaders | undefined): Record<string, string> {
   const out: Record<string, string> = {};
   if (!headers) return out;
-  for (const [name, value] of Object.entries(headers)) {
-    if (value === undefined) continue;
-    const first = Array.isArray(value) ? value[0] : value;
-    if (first !== undefined) out[name] = Buffer.isBuffer(first) ? first.toString('utf8') : String(first);
+  for (const name of Object.keys(headers)) {
+    const value = headerValue(headers, name);
+    if (value !== undefined) out[name] = value;
   }
   return out;
 }

@@ -5,3 +5,4 @@ export { engineStep, type StepResult } from './engine-step.ts';
 export { toLogRow, fromLogRow, storedCopy, PolicyLogRow, type NewPolicyLogRow } from './entry.ts';
 export { insertEntries } from './store.ts';
 export { applyPolicyBatch, ProjectionChanges, type PolicyBatchWrite, type SuppressionOp } from './projections.ts';
+export { instanceGuardRows, TouchedInstances, type InstanceGuardRow } from './instance-guard.ts';

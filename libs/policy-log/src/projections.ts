@@ -2,6 +2,7 @@ import { jsonOf, sql, type Queryable } from '@gw/db';
 import type { SendDecided } from '@gw/events';
 import { recipientKey, type CustomerPolicyState, type PolicyEvent } from '@gw/policy';
 import { toLogRow } from './entry.ts';
+import { instanceGuardUpsert, TouchedInstances, type InstanceGuardRow } from './instance-guard.ts';
 
 /** A change of the suppressions table; each is also a suppression_history row (with its cause). */
 export interface SuppressionOp {
@@ -27,8 +28,11 @@ export interface SuppressionOp {
 export class ProjectionChanges {
   readonly quota = new Map<string, { customerId: string; windowKey: string; used: number }>();
   readonly suppressions: SuppressionOp[] = [];
+  /** The instances the events name: their instance_guard rows are written from the states after the batch. */
+  readonly touched = new TouchedInstances();
 
   add(event: PolicyEvent): void {
+    this.touched.add(event);
     switch (event.type) {
       case 'SendDecided':
         if (event.decision !== 'accepted') return;
@@ -80,6 +84,8 @@ export interface PolicyBatchWrite {
   quota: ProjectionChanges['quota'];
   suppressions: SuppressionOp[];
   factIds: string[];
+  /** instance_guard rows of the instances the batch touched (instanceGuardRows), written in the same statement. */
+  instanceGuard?: InstanceGuardRow[];
 }
 
 /**
@@ -91,9 +97,12 @@ export interface PolicyBatchWrite {
 export async function applyPolicyBatch(db: Queryable, write: PolicyBatchWrite): Promise<void> {
   const stateIds = [...write.states.keys()];
   const quota = [...write.quota.values()];
+  // instance_guard rides in the same statement (a WITH that always runs to completion): written
+  // with the batch, or not at all when the fence fails.
+  const guard = write.instanceGuard?.length ? sql.fragment`WITH instance_guard_rows AS (${instanceGuardUpsert(write.instanceGuard)}) ` : sql.fragment``;
   // In FROM, so the function's void result is a row without columns (the void type alias expects none).
   await db.query(sql.typeAlias('void')`
-    SELECT FROM policy_apply_batch(
+    ${guard}SELECT FROM policy_apply_batch(
       ${write.topic},
       ${write.partition},
       ${write.expectedOffset.toString()},

@@ -24,9 +24,9 @@ export class PolicyInputError extends Error {
 /**
  * Pure: decides one send from the customer's folded state. The clock is the command's own
  * occurredAt, so deciding the same command on the same state gives the same answer at any time.
- * `cache`, when the caller keeps one, only spares work: the decision is the same without it.
+ * `_cache` is ignored (RecentSendsCache is deprecated: the state answers the bulk check itself).
  */
-export function decide(command: SendCommand, state: CustomerPolicyState, policy: Policy, cache?: RecentSendsCache): DecideResult {
+export function decide(command: SendCommand, state: CustomerPolicyState, policy: Policy, _cache?: RecentSendsCache): DecideResult {
   if (command.customerId !== state.customerId) {
     throw new PolicyInputError(`command of customer ${command.customerId} decided on the state of ${state.customerId}`);
   }
@@ -42,7 +42,6 @@ export function decide(command: SendCommand, state: CustomerPolicyState, policy:
     windows: quotaWindows(command.occurredAt, plan?.quotaWindowOffsetMinutes ?? config.quotaWindowOffsetMinutes),
     normalised,
     digest: sha256Hex(normalised),
-    ...(cache ? { cache } : {}),
   };
   const decision = evaluateRules(policy.rules, context);
   return { decision, events: [toSendDecided(context, decision, policy.version)] };

@@ -1,5 +1,8 @@
 import type { ErrorCode } from '@gw/contract';
 import type { BulkLimits, VelocityLimits } from './config/plans.ts';
+import type { GuardEvent } from './guard/events.ts';
+
+export type * from './guard/events.ts';
 
 /**
  * Everything the policy state is folded from. Every member is plain JSON, carries the customer it
@@ -18,7 +21,8 @@ export type PolicyEvent =
   | InstancePausedForReview
   | InstanceResumed
   | SendDecided
-  | DeliveryOutcomeRecorded;
+  | DeliveryOutcomeRecorded
+  | GuardEvent;
 
 export type PolicyEventType = PolicyEvent['type'];
 
@@ -26,6 +30,9 @@ interface Base {
   customerId: string;
   at: number;
 }
+
+/** What every policy event carries (the guard's events, in guard/events.ts, extend it too). */
+export type { Base as PolicyEventBase };
 
 export interface CustomerRegistered extends Base {
   type: 'CustomerRegistered';

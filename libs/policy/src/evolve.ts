@@ -2,10 +2,11 @@ import { normalizePhone } from '@gw/contract';
 import { RETENTION } from './config/policy-config.ts';
 import type { PolicyEvent, RecipientIdentityLinked, RecipientSuppressed, SendDecided } from './events.ts';
 import { canonicalLinkedId, recipientKey } from './linked-ids.ts';
+import { evolveGuard } from './guard/evolve-guard.ts';
 import { countQuality } from './quality/quality-buckets.ts';
 import { currentWindow } from './rules/quota-rule.ts';
 import type { CustomerPolicyState } from './state.ts';
-import { rememberSend, shortDigest } from './time/recent-sends.ts';
+import { ageSends, rememberSend } from './time/send-memory.ts';
 
 const HOUR_MS = 3_600_000;
 
@@ -13,12 +14,19 @@ const HOUR_MS = 3_600_000;
  * Pure fold of one event into the customer's state. It needs no config: every figure that
  * depends on configuration was computed by the decider and recorded in the event. Events of
  * another customer are ignored (the state is per customer). Never mutates its input.
+ *
+ * Why not in place (issue 29 weighed it): the contract lets callers keep a state they evolved
+ * from. `run` and `replay` continue from a snapshot the caller still holds (and may continue from
+ * again); the replay specs fold one history several ways and check the input is untouched. The
+ * policy consumer alone would tolerate it (it drops its partition's states when a write fails),
+ * which is not enough. The large parts of the state are persistent instead
+ * (structures/hash-trie.ts): a fold copies the few small nodes it changes, never a whole window.
  */
 export function evolve(state: CustomerPolicyState, event: PolicyEvent): CustomerPolicyState {
   if (event.customerId !== state.customerId) return state;
-  if (event.type === 'SendDecided') return prune(decided(state, event));
+  if (event.type === 'SendDecided') return prune(evolveGuard(decided(state, event), event));
   const next = { ...state, clock: Math.max(state.clock, event.at) };
-  return prune(apply(next, event));
+  return prune(evolveGuard(apply(next, event), event));
 }
 
 function apply(state: CustomerPolicyState, event: PolicyEvent): CustomerPolicyState {
@@ -68,6 +76,8 @@ function apply(state: CustomerPolicyState, event: PolicyEvent): CustomerPolicySt
         ...state,
         quality: { ...state.quality, [event.instanceId]: countQuality(state.quality[event.instanceId], event.at, event.delivered ? { delivered: 1 } : { failed: 1 }) },
       };
+    default:
+      return state; // the number guard's facts: evolveGuard folds them
   }
 }
 
@@ -109,7 +119,7 @@ function link(state: CustomerPolicyState, event: RecipientIdentityLinked): Custo
   return { ...state, identities: { ...state.identities, [event.instanceId]: { phones: { ...links.phones, [lid]: phone }, lids } } };
 }
 
-/** What a decision changes: the quality counters, and for an accepted send the quotas, the bucket and the recent sends. */
+/** What a decision changes: the quality counters, and for an accepted send the quotas, the bucket and the send memory. */
 function decided(state: CustomerPolicyState, event: SendDecided): CustomerPolicyState {
   const next = { ...state, clock: Math.max(state.clock, event.at) };
   const accepted = event.decision === 'accepted';
@@ -126,7 +136,7 @@ function decided(state: CustomerPolicyState, event: SendDecided): CustomerPolicy
     month: countOne(next.quota.month, event.quotaWindows.month),
   };
   next.buckets = { ...next.buckets, [event.instanceId]: { tokens: event.tokensLeft ?? 0, at: Math.max(previousBucket?.at ?? event.at, event.at) } };
-  next.recent = rememberSend(next.recent, { at: event.at, instanceId: event.instanceId, recipient: event.recipient, digest: shortDigest(event.digest) }, next.clock);
+  next.sends = rememberSend(next.sends, { at: event.at, instanceId: event.instanceId, recipient: event.recipient, digest: event.digest }, next.clock);
   return next;
 }
 
@@ -150,7 +160,7 @@ function prune(state: CustomerPolicyState): CustomerPolicyState {
   return {
     ...state,
     prunedAt: clock,
-    recent: state.recent.filter((h) => h.hour + HOUR_MS > clock - RETENTION.bulkMs),
+    sends: ageSends(state.sends, clock, state.prunedAt),
     buckets: Object.fromEntries(Object.entries(state.buckets).filter(([, b]) => b.at > clock - RETENTION.idleBucketMs)),
     quality,
   };

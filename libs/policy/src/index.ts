@@ -3,9 +3,28 @@ export { evolve } from './evolve.ts';
 export { canonicalLinkedId, isLinkedId, recipientKey } from './linked-ids.ts';
 export { react, handle, handleCommand } from './react.ts';
 export { createPolicy, PolicyConfigError, type Policy } from './policy.ts';
+export { policyForVersion, knownPolicyVersions } from './policy-versions.ts';
+export {
+  guardSummary,
+  isFirstContact,
+  firstContactAllowance,
+  DEFAULT_GUARD_CONFIG,
+  GUARD_RETENTION,
+  NETWORK_RESTRICTION,
+  RESTRICTION_SIGNALS,
+  type GuardSummary,
+  type GuardConfig,
+  type GuardState,
+  type InstanceGuard,
+  type FirstContactLimits,
+  type FirstContactCaps,
+  type FirstContactAllowance,
+  type WarmUpStep,
+  type RestrictionConfig,
+} from './guard/index.ts';
 export { replay, run, type PolicyInput, type RunResult } from './replay.ts';
 export { initialPolicyState, upgradeState, STATE_VERSION, type CustomerPolicyState, type QualityBucket, type IdentityLinks, type SuppressionEntry } from './state.ts';
-export type { RecentSend, RecentSendsHour } from './time/recent-sends.ts';
+export type { SendMemory, RememberedSend } from './time/send-memory.ts';
 export { RecentSendsCache } from './time/recent-sends-cache.ts';
 export { RULES } from './rules/index.ts';
 export { evaluateRules } from './evaluate-rules.ts';

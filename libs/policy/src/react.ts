@@ -1,6 +1,7 @@
 import { decide, type DecideResult } from './decide.ts';
 import type { PolicyEvent } from './events.ts';
 import { evolve } from './evolve.ts';
+import { reactToRestriction } from './guard/react-guard.ts';
 import { carryOverSuppressions } from './linked-suppressions.ts';
 import type { Policy } from './policy.ts';
 import { autoPauseCheck } from './quality/auto-pause.ts';
@@ -11,7 +12,8 @@ import type { SendCommand } from './types.ts';
 /**
  * What the engine does after folding an event: a refused send, a failed delivery or an opt-out
  * may tip an instance's quality over its threshold; a suppression or a learned linked id carries
- * over to the numbers and linked ids of the same person. `state` must already include `event`.
+ * over to the numbers and linked ids of the same person; a restriction signal restricts the
+ * instance (and may pause it). `state` must already include `event`.
  */
 export function react(event: PolicyEvent, state: CustomerPolicyState, policy: Policy): PolicyEvent[] {
   if (event.customerId !== state.customerId) return [];
@@ -28,6 +30,8 @@ export function react(event: PolicyEvent, state: CustomerPolicyState, policy: Po
     case 'RecipientUnsuppressed':
     case 'RecipientIdentityLinked':
       return carryOverSuppressions(event, state);
+    case 'RestrictionSignalled':
+      return reactToRestriction(event, state, policy.config);
     default:
       return [];
   }
@@ -45,8 +49,8 @@ export function handle(state: CustomerPolicyState, event: PolicyEvent, policy: P
  * A send through the engine: decided, its SendDecided folded and reacted to. `events` is
  * everything to append, in order: the SendDecided, then an automatic pause it tipped over.
  */
-export function handleCommand(command: SendCommand, state: CustomerPolicyState, policy: Policy, cache?: RecentSendsCache): { decision: DecideResult['decision']; events: PolicyEvent[]; state: CustomerPolicyState } {
-  const { decision, events: [decided] } = decide(command, state, policy, cache);
+export function handleCommand(command: SendCommand, state: CustomerPolicyState, policy: Policy, _cache?: RecentSendsCache): { decision: DecideResult['decision']; events: PolicyEvent[]; state: CustomerPolicyState } {
+  const { decision, events: [decided] } = decide(command, state, policy);
   const handled = handle(state, decided, policy);
   return { decision, events: [decided, ...handled.emitted], state: handled.state };
 }

@@ -2,8 +2,9 @@ import { describe, expect, it } from 'vitest';
 import type { PolicyEvent } from './events.ts';
 import { evolve } from './evolve.ts';
 import { replay, run, type PolicyInput } from './replay.ts';
-import { initialPolicyState } from './state.ts';
+import { initialPolicyState, type CustomerPolicyState } from './state.ts';
 import { createPolicy } from './policy.ts';
+import { trieEntries } from './structures/hash-trie.ts';
 
 const POLICY = createPolicy();
 import { activeCustomer, aSend, CUSTOMER, DAY, delivery, HOUR, MINUTE, paused, planChanged, resumed, suppressed, T0 } from './testing/fixtures.ts';
@@ -76,6 +77,12 @@ describe('replay and determinism', () => {
   });
 });
 
+/** The state without the guard's contact sets, which grow with the people written to (like `suppressed`), not with time. */
+const withoutContacts = (state: CustomerPolicyState) => ({
+  ...state,
+  guard: { instances: Object.fromEntries(Object.entries(state.guard.instances).map(([id, guard]) => [id, { ...guard, contacts: [] }])) },
+});
+
 describe('bounded state', () => {
   it('after 10,000 decisions over 60 days the state stays small (old windows pruned)', () => {
     const customer = 'cus_big';
@@ -89,36 +96,86 @@ describe('bounded state', () => {
       const command = aSend({ customerId: customer, commandId: `cmd_b${i}`, instanceId: `ins_${i % 5}`, recipient: `+1415${String(i).padStart(7, '0')}`, text: `Your order ${i} has shipped.`, occurredAt: T0 + i * step });
       const result = run([{ kind: 'command', command }], state, POLICY);
       state = result.state;
-      if (i % 2_500 === 2_499) sizes.push(JSON.stringify(state).length);
+      if (i % 2_500 === 2_499) sizes.push(JSON.stringify(withoutContacts(state)).length);
     }
     // The day's sends (~170) dominate; 60 days of history would be ~10,000 entries per map.
     expect(Math.max(...sizes)).toBeLessThan(60_000);
     expect(Math.max(...sizes) / Math.min(...sizes)).toBeLessThan(1.5);
-    expect(state.recent.length).toBeLessThanOrEqual(25);
-    expect(state.recent.reduce((n, hour) => n + hour.sends.length, 0)).toBeLessThan(200);
+    // The send memory holds at most ~31 h of sends (~220 here: the retention, the sweep interval), whatever the history.
+    expect(trieEntries(state.sends.lastSend).length).toBeLessThan(250);
+    expect(trieEntries(state.sends.bodyRecipients).length).toBeLessThan(250);
+    expect(trieEntries(state.sends.bodies).reduce((n, [, times]) => n + times.length, 0)).toBeLessThan(250);
     expect(Object.values(state.quality).every((buckets) => buckets.length <= 24)).toBe(true);
+    // The guard's windows are bounded; its contact sets grow with people (10,000 distinct here), not traffic.
+    expect(Object.values(state.guard.instances).every((guard) => guard.firstContacts.length <= 200 && guard.signals.length === 0)).toBe(true);
+    expect(Object.values(state.guard.instances).reduce((n, guard) => n + guard.contacts.reduce((m, shard) => m + shard.length, 0), 0)).toBe(10_000);
     expect(state.clock).toBeGreaterThan(T0 + 59 * DAY);
     expect(HOUR).toBe(3_600_000);
   }, 120_000); // a property of size, not of speed: give a loaded machine all the time it needs
 });
+
+/** What a version-5 engine kept of `log`: its accepted sends, in runs per UTC hour (one run per hour is a valid version-3+ list). */
+function recentOf(log: PolicyEvent[]): Array<{ hour: number; sends: Array<{ at: number; instanceId: string; recipient: string; digest: string }> }> {
+  const runs = new Map<number, Array<{ at: number; instanceId: string; recipient: string; digest: string }>>();
+  for (const event of log) {
+    if (event.type !== 'SendDecided' || event.decision !== 'accepted') continue;
+    const hour = Math.floor(event.at / HOUR) * HOUR;
+    runs.set(hour, [...(runs.get(hour) ?? []), { at: event.at, instanceId: event.instanceId, recipient: event.recipient, digest: event.digest.slice(0, 16) }]);
+  }
+  return [...runs].sort(([a], [b]) => a - b).map(([hour, sends]) => ({ hour, sends: sends.sort((a, b) => a.at - b.at) }));
+}
+
+/** A snapshot of `version` (2..5) of the state `run` made: the send memory as version 5's list. */
+function olderSnapshot(result: ReturnType<typeof run>, version: number, drop: Array<keyof CustomerPolicyState> = []): unknown {
+  const { sends: _sends, ...rest } = result.state;
+  for (const field of drop) delete (rest as Record<string, unknown>)[field];
+  return JSON.parse(JSON.stringify({ ...rest, recent: recentOf(result.log), stateVersion: version }));
+}
+
+/** Everything an upgraded snapshot knows: every send of the list, with no sweep moment known yet. */
+const upgradedFrom = (state: CustomerPolicyState): CustomerPolicyState => ({ ...state, sends: { ...state.sends, oldestKept: Number.MIN_SAFE_INTEGER } });
 
 describe('stored snapshots', () => {
   it('upgradeState keeps a current snapshot, upgrades a version-1 one and refuses garbage', async () => {
     const { upgradeState, STATE_VERSION } = await import('./state.ts');
     const { state } = run(mixedInputs(), CUSTOMER, POLICY);
     expect(upgradeState(JSON.parse(JSON.stringify(state)))).toEqual(state);
-    const { stateVersion: _v, recent: _r, ...v1 } = state;
+    const { stateVersion: _v, sends: _s, ...v1 } = state;
     const upgraded = upgradeState({ ...v1, lastSend: {}, bulk: {} });
-    expect(upgraded).toMatchObject({ stateVersion: STATE_VERSION, recent: [], quota: state.quota, suppressed: state.suppressed });
+    expect(upgraded).toMatchObject({ stateVersion: STATE_VERSION, sends: initialPolicyState(CUSTOMER).sends, quota: state.quota, suppressed: state.suppressed });
     expect(upgraded).not.toHaveProperty('bulk');
     expect(upgradeState({ nope: 1 })).toBeNull();
     expect(upgradeState({ ...state, stateVersion: 99 })).toBeNull();
   });
 
+  it('upgradeState folds a version-5 snapshot\'s list of recent sends into the send memory, forgetting none: the next decisions are the same', async () => {
+    const { upgradeState } = await import('./state.ts');
+    const result = run(mixedInputs(), CUSTOMER, POLICY);
+    const upgraded = upgradeState(olderSnapshot(result, 5));
+    expect(upgraded).toEqual(upgradedFrom(result.state));
+    // Recipient intervals, the bulk rule and late commands on both (ins_0 and ins_1 were paused by the day).
+    const next: PolicyInput[] = Array.from({ length: 160 }, (_, i) => ({
+      kind: 'command',
+      command: aSend({ commandId: `cmd_next_${i}`, instanceId: 'ins_2', recipient: `+1415555${String(Math.floor(i / 2) % 70).padStart(4, '0')}`, text: 'Your order 7 has shipped.', occurredAt: T0 + 5_200_000 + i * 3_000 - (i % 9 === 0 ? 20 * MINUTE : 0) }),
+    }));
+    const fromUpgrade = run(next, upgraded!, POLICY);
+    const fromState = run(next, result.state, POLICY);
+    expect(fromUpgrade.decisions).toEqual(fromState.decisions);
+    const refusedBy = new Set(fromState.decisions.map((d) => (d.decision === 'rejected' ? d.details.rule : 'accepted')));
+    for (const outcome of ['accepted', 'bulk_campaign', 'velocity']) expect(refusedBy).toContain(outcome);
+    expect(fromUpgrade.state).toEqual(fromState.state);
+  });
+
+  it('upgradeState reads a version-4 snapshot (before the number guard) with an empty guard', async () => {
+    const { upgradeState } = await import('./state.ts');
+    const result = run(mixedInputs(), CUSTOMER, POLICY);
+    expect(Object.keys(result.state.guard.instances)).toHaveLength(3);
+    expect(upgradeState(olderSnapshot(result, 4, ['guard']))).toEqual({ ...upgradedFrom(result.state), guard: { instances: {} } });
+  });
+
   it('upgradeState reads a version-3 snapshot (before linked ids) with no identities', async () => {
-    const { upgradeState, STATE_VERSION } = await import('./state.ts');
-    const { state } = run(mixedInputs(), CUSTOMER, POLICY);
-    const { identities: _identities, ...v3 } = state;
-    expect(upgradeState(JSON.parse(JSON.stringify({ ...v3, stateVersion: 3 })))).toEqual({ ...state, identities: {}, stateVersion: STATE_VERSION });
+    const { upgradeState } = await import('./state.ts');
+    const result = run(mixedInputs(), CUSTOMER, POLICY);
+    expect(upgradeState(olderSnapshot(result, 3, ['identities', 'guard']))).toEqual({ ...upgradedFrom(result.state), identities: {}, guard: { instances: {} } });
   });
 });

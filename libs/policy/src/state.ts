@@ -1,5 +1,6 @@
 import type { LimitsOverridden, PolicyModule, QualitySignal, SuppressionSource } from './events.ts';
-import type { RecentSendsHour } from './time/recent-sends.ts';
+import { emptySendMemory, insert, type SendMemory } from './time/send-memory.ts';
+import { emptyGuard, type GuardState } from './guard/state.ts';
 
 /**
  * The fold of one customer's policy events. Plain JSON only (no Map, Set or Date) so the service
@@ -37,10 +38,15 @@ export interface CustomerPolicyState {
   quota: { day: { window: string; used: number }; month: { window: string; used: number } };
   /** Instance → its token bucket level at `at`. */
   buckets: Record<string, { tokens: number; at: number }>;
-  /** Accepted sends of the last RETENTION.bulkMs, in runs within each hour: per-recipient interval and bulk detection. */
-  recent: RecentSendsHour[];
+  /**
+   * Accepted sends of the last RETENTION.bulkMs, shaped for the velocity and bulk rules (per
+   * instance and recipient the last send; per body its distinct recipients): time/send-memory.ts.
+   */
+  sends: SendMemory;
   /** Instance → hourly quality buckets, oldest first. */
   quality: Record<string, QualityBucket[]>;
+  /** The number guard, per instance (guard/state.ts): first-connected time, contacts, first contacts, restriction. */
+  guard: GuardState;
 }
 
 export interface SuppressionEntry {
@@ -72,8 +78,11 @@ export interface QualityBucket {
  * lets an hour of `recent` hold several runs; code of version 2 would insert into the wrong run,
  * so it must refuse these snapshots (and rebuild from the log) rather than read them. Version 4
  * adds `identities` (linked ids); a version-3 snapshot has none, as no link was recorded before.
+ * Version 5 adds `guard` (the number guard); older snapshots get an empty one (see upgradeState).
+ * Version 6 replaces the list of recent sends (`recent`) by `sends`, shaped for the rules; the
+ * upgrade folds the list into it, forgetting nothing.
  */
-export const STATE_VERSION = 4;
+export const STATE_VERSION = 6;
 
 /** The state of a customer nobody has told the engine anything about. */
 export function initialPolicyState(customerId: string): CustomerPolicyState {
@@ -92,24 +101,53 @@ export function initialPolicyState(customerId: string): CustomerPolicyState {
     paused: {},
     quota: { day: { window: '', used: 0 }, month: { window: '', used: 0 } },
     buckets: {},
-    recent: [],
+    sends: emptySendMemory(),
     quality: {},
+    guard: emptyGuard(),
   };
 }
 
+
+/** Version 5's memory of accepted sends: runs of sends within each UTC hour, sorted by time across runs. */
+interface RecentSendsHourV5 {
+  hour: number;
+  sends: Array<{ at: number; instanceId: string; recipient: string; digest: string }>;
+}
+
+type StateV5 = Omit<CustomerPolicyState, 'sends' | 'stateVersion'> & { stateVersion: 5; recent: RecentSendsHourV5[] };
 
 /**
  * Brings a stored snapshot to the current shape. Version 2 kept one run per hour, which is a valid
  * version-3 `recent` as it is; versions 2 and 3 had no linked ids (empty `identities`). Version 1
  * (no stateVersion) kept `lastSend` and `bulk` maps; they are dropped and the send memory starts empty, which forgets at most a day of bulk and interval
- * history. Anything unrecognisable returns null: rebuild it with replay(log).
+ * history. Versions up to 5 are brought to version 5 and then to 6 (fromVersion5). Anything
+ * unrecognisable returns null: rebuild it with replay(log).
  */
 export function upgradeState(snapshot: unknown): CustomerPolicyState | null {
   if (typeof snapshot !== 'object' || snapshot === null || typeof (snapshot as { customerId?: unknown }).customerId !== 'string') return null;
-  const raw = snapshot as Partial<CustomerPolicyState> & { lastSend?: unknown; bulk?: unknown; customerId: string };
+  const raw = snapshot as Partial<CustomerPolicyState> & { recent?: RecentSendsHourV5[]; lastSend?: unknown; bulk?: unknown; customerId: string };
   if (raw.stateVersion === STATE_VERSION) return raw as CustomerPolicyState;
-  if (raw.stateVersion === 2 || raw.stateVersion === 3) return { ...(raw as CustomerPolicyState), identities: {}, stateVersion: STATE_VERSION };
+  const v5 = raw as unknown as StateV5;
+  if (raw.stateVersion === 5) return fromVersion5(v5);
+  // The guard's memory starts empty: its contacts were not recorded before version 5, so until they
+  // write again or are sent to, the people an instance knew count as first contacts (under the
+  // plan's caps: an upgraded instance reported no first-connected time). Rebuilding the snapshot
+  // from the log (replay) recovers them.
+  if (raw.stateVersion === 4) return fromVersion5({ ...v5, guard: emptyGuard(), stateVersion: 5 });
+  if (raw.stateVersion === 2 || raw.stateVersion === 3) return fromVersion5({ ...v5, identities: {}, guard: emptyGuard(), stateVersion: 5 });
   if (raw.stateVersion !== undefined) return null;
-  const { lastSend: _lastSend, bulk: _bulk, ...rest } = raw;
-  return { ...initialPolicyState(raw.customerId), ...rest, stateVersion: STATE_VERSION, recent: [] };
+  const { lastSend: _lastSend, bulk: _bulk, recent: _recent, ...rest } = raw;
+  return { ...initialPolicyState(raw.customerId), ...rest, stateVersion: STATE_VERSION };
+}
+
+/**
+ * Version 5 → 6: every send of `recent` folded into the send memory. Version 5 dropped whole hours
+ * past the retention from the list itself, so everything still in it was remembered: `oldestKept`
+ * starts below all of it, and moves as before with the next accepted send or hourly sweep.
+ */
+function fromVersion5(state: StateV5): CustomerPolicyState {
+  const { recent, ...rest } = state;
+  let sends = emptySendMemory(Number.MIN_SAFE_INTEGER);
+  for (const run of recent ?? []) for (const send of run.sends) sends = insert(sends, send);
+  return { ...rest, stateVersion: STATE_VERSION, sends };
 }

@@ -20,19 +20,21 @@ describe('messageDigest', () => {
 });
 
 describe('describeRules', () => {
-  it('lists the eleven rules in order with their codes and statuses', () => {
+  it('lists the thirteen rules in order with their codes and statuses', () => {
     expect(describeRules().map((r) => `${r.order}.${r.name}:${r.code}:${r.status}`)).toEqual([
       '1.module_enabled:module_not_enabled:403',
       '2.active_plan:active_plan_required:403',
       '3.purpose_allowed:message_purpose_not_allowed:422',
       '4.recipient_not_suppressed:recipient_suppressed:403',
       '5.instance_not_paused:instance_paused_for_review:423',
-      '6.daily_limit:daily_message_limit_exceeded:429',
-      '7.monthly_limit:monthly_message_limit_exceeded:429',
-      '8.velocity:sending_throttled:429',
-      '9.content_policy:policy_violation:403',
-      '10.url_shortener:policy_violation:403',
-      '11.bulk_campaign:policy_violation:403',
+      '6.instance_not_restricted:sending_throttled:429',
+      '7.daily_limit:daily_message_limit_exceeded:429',
+      '8.monthly_limit:monthly_message_limit_exceeded:429',
+      '9.velocity:sending_throttled:429',
+      '10.first_contact_limit:sending_throttled:429',
+      '11.content_policy:policy_violation:403',
+      '12.url_shortener:policy_violation:403',
+      '13.bulk_campaign:policy_violation:403',
     ]);
   });
 });

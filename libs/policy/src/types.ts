@@ -1,7 +1,6 @@
 import type { ErrorCode } from '@gw/contract';
 import type { PolicyConfig } from './config/policy-config.ts';
 import type { CompiledContent } from './content/score-content.ts';
-import type { RecentSendsCache } from './time/recent-sends-cache.ts';
 import type { EffectivePlan } from './limits.ts';
 import type { CustomerPolicyState } from './state.ts';
 import type { QuotaWindows } from './time/quota-windows.ts';
@@ -35,8 +34,6 @@ export interface RuleContext {
   normalised: string;
   /** messageDigest(command.text). */
   digest: string;
-  /** The caller's cache of the bulk check, if it keeps one (same answers without it). */
-  cache?: RecentSendsCache;
 }
 
 export interface RuleVerdict {

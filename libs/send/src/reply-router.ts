@@ -18,10 +18,12 @@ export type ReplyWaiter = Pick<ReplyRouter, 'wait'>;
 
 /**
  * Request-reply over Kafka: every API process reads the decision and delivery topics with a
- * group of its own and wakes the requests waiting on a correlation id. Records for other
- * processes' commands are skipped without decoding. The projections in Postgres are read as a
- * fallback, so a reply missed (e.g. during a restart) still resolves: one statement per poll
- * period for all the requests that have waited that long, however many there are.
+ * group of its own and wakes the requests waiting on a correlation id. A record for a command
+ * no request of this process waits on (another process's, or one answered already) is passed
+ * over in its fetched batch on its correlation-id header alone: never made a record, never
+ * decoded. The projections in Postgres are read as a fallback, so a reply missed (e.g. during a
+ * restart) still resolves: one statement per poll period for all the requests that have waited
+ * that long, however many there are. docs/architecture.md "Request-reply".
  */
 export class ReplyRouter {
   private readonly waiters = new Map<string, Set<Waiter>>();
@@ -43,6 +45,10 @@ export class ReplyRouter {
       groupId: this.topics.group(`api-replies-${randomUUID()}`),
       topics: [this.topics.name('policyDecisions'), this.topics.name('deliveryEvents')],
       fromBeginning: false,
+      select: { header: CORRELATION_HEADER, wanted: (correlationId) => this.waiters.has(correlationId) },
+      // A group of its own from the latest offset: no use for committed offsets (a reply passed
+      // over during a rejoin is found by the poll below).
+      commitOffsets: false,
       onRecord: (record) => this.route(record),
     });
     this.poller = setInterval(() => void this.pollWaiting(), this.fallbackPollMs);
@@ -59,8 +65,8 @@ export class ReplyRouter {
 
   private async route(record: ConsumedRecord): Promise<void> {
     const correlationId = record.headers[CORRELATION_HEADER];
-    if (!correlationId) return;
-    const waiting = this.waiters.get(correlationId);
+    // Selected while a request waited; it may have been answered since (by the poll or its deadline).
+    const waiting = correlationId === undefined ? undefined : this.waiters.get(correlationId);
     if (!waiting) return;
     try {
       const event = await this.codec.decode(record);

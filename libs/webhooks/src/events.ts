@@ -99,6 +99,12 @@ export interface InstanceDisconnectedEvent extends WebhookEventBase<'instance.di
 }
 export interface InstanceConnectionUpdatedEvent extends WebhookEventBase<'instance.connection_updated'> {
   connection_state?: string;
+  /** `restricted` when the number guard put the instance under restriction (docs/decisions.md, "The number guard tells the customer"); added within v1. */
+  restriction?: string;
+  /** When the restriction ends, ISO 8601 UTC. */
+  restricted_until?: string;
+  /** What the chat network signalled: send_error, reachout_timelock, message_capping, banned. */
+  restriction_signal?: string;
 }
 export interface InstanceQrUpdatedEvent extends WebhookEventBase<'instance.qr_updated'> {
   qr_available?: boolean;
@@ -209,6 +215,9 @@ const KIND: Record<string, FieldKind> = {
   conversation_id: 'token',
   call_status: 'token',
   group_id: 'token',
+  restriction: 'token',
+  restricted_until: 'token',
+  restriction_signal: 'token',
 };
 
 function fields(required: string[], optional: string[] = []): Readonly<Record<string, FieldSpec>> {
@@ -229,7 +238,8 @@ export const WEBHOOK_EVENT_FIELDS: Readonly<Record<WebhookEventName, Readonly<Re
   'recipient.opted_out': fields(['from', 'reason'], ['message_text', 'from_lid']),
   'instance.connected': fields([], ['connection_state']),
   'instance.disconnected': fields([], ['connection_state']),
-  'instance.connection_updated': fields([], ['connection_state']),
+  // restriction, restricted_until, restriction_signal: the number guard's restriction, added within v1 (docs/decisions.md).
+  'instance.connection_updated': fields([], ['connection_state', 'restriction', 'restricted_until', 'restriction_signal']),
   // reason: why no QR is available (qr_code_limit_reached), when the manager says so.
   'instance.qr_updated': fields([], ['qr_available', 'reason']),
   'message.delivered': fields([], ['from', 'external_message_id', 'status', 'from_lid']),

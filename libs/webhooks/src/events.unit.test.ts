@@ -35,6 +35,9 @@ function fullInput(event: WebhookEventName): Record<string, unknown> {
     call_status: 'ringing',
     group_id: '1203630@g.us',
     from_lid: '123456789012345@lid',
+    restriction: 'restricted',
+    restricted_until: '2025-01-31T18:00:00.000Z',
+    restriction_signal: 'send_error',
   };
   const out: Record<string, unknown> = { event, ...base };
   for (const f of Object.keys(WEBHOOK_EVENT_FIELDS[event])) out[f] = values[f];
@@ -59,7 +62,7 @@ describe('event catalogue', () => {
       'recipient.opted_out': [['from', 'reason'], ['message_text', 'from_lid']],
       'instance.connected': [[], ['connection_state']],
       'instance.disconnected': [[], ['connection_state']],
-      'instance.connection_updated': [[], ['connection_state']],
+      'instance.connection_updated': [[], ['connection_state', 'restriction', 'restricted_until', 'restriction_signal']],
       'instance.qr_updated': [[], ['qr_available', 'reason']],
       'message.delivered': [[], ['from', 'external_message_id', 'status', 'from_lid']],
       'message.read': [[], ['from', 'external_message_id', 'status', 'from_lid']],

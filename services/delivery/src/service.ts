@@ -4,6 +4,7 @@ import { SecretBox } from '@gw/security';
 import { breakerMetrics } from './breaker-metrics.ts';
 import { dispatchAccepted } from './dispatch/handler.ts';
 import { InstanceDirectory } from './dispatch/instance-directory.ts';
+import { InstanceLanes } from './dispatch/send-lanes.ts';
 import { OpenSendResolver } from './resolve/resolver.ts';
 
 /**
@@ -15,8 +16,10 @@ export async function startDeliveryService(runtime: Runtime): Promise<() => Prom
   const breakers = new ManagerBreakers({ resetTimeoutMs: settings.breakerResetMs });
   breakerMetrics(runtime.metrics.registry, breakers);
   const directory = new InstanceDirectory(runtime.pool, SecretBox.fromConfig(runtime.config.secretKey));
+  // One send at a time per instance in this process, the stage's and the resolver's alike.
+  const lanes = new InstanceLanes(() => settings.pacing);
   const resolver = new OpenSendResolver(
-    { runtime, directory, breakers },
+    { runtime, directory, breakers, lanes },
     { everyMs: settings.resolveEveryMs, afterMs: settings.resolveAfterMs, ackDeadlineMs: settings.ackDeadlineMs, maxAttempts: settings.maxAttempts,
       lookupTimeoutMs: settings.sendTimeoutMs, settleMs: settings.sendSettleMs, storeEvidenceTtlMs: settings.storeEvidenceTtlMs },
   );
@@ -24,7 +27,7 @@ export async function startDeliveryService(runtime: Runtime): Promise<() => Prom
     name: 'delivery',
     topic: 'policyDecisions',
     accepts: ['SendDecided'],
-    handle: dispatchAccepted({ runtime, directory, breakers }),
+    handle: dispatchAccepted({ runtime, directory, breakers, lanes }),
     partitionsConsumedConcurrently: runtime.config.topicPartitions,
   });
   resolver.start();

@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll } from 'vitest';
 import { sql } from '@gw/db';
 import { ManagerBreakers } from '@gw/evolution';
+import { InstanceLanes } from './dispatch/send-lanes.ts';
 import { newEventId, type SendDecided } from '@gw/events';
 import { createRuntime, type Runtime, type StageEvents } from '@gw/runtime';
 import { SEAL_USES, SecretBox } from '@gw/security';
@@ -23,10 +24,13 @@ export interface DeliveryFixture {
   close(): Promise<void>;
 }
 
+/** No pacing unless a test asks for it (pacing.int.test.ts runs the defaults): the claim and resolver tests time attempts to the send timeout. */
+const UNPACED = { DELIVERY_TYPING_MAX_MS: '0', DELIVERY_SEND_GAP_MS: '0' };
+
 export async function deliveryFixture(env: Record<string, string> = {}): Promise<DeliveryFixture> {
   const isolation = await isolate();
   const simulator = await startSimulator({ logger: false });
-  const runtime = await createRuntime('delivery-test', { env: { ...process.env, ...isolation.env, DELIVERY_SEND_TIMEOUT_MS: '1500', ...env }, defaultMetrics: false });
+  const runtime = await createRuntime('delivery-test', { env: { ...process.env, ...isolation.env, DELIVERY_SEND_TIMEOUT_MS: '1500', ...UNPACED, ...env }, defaultMetrics: false });
   const customerId = `cus_${randomUUID().slice(0, 8)}`;
   const instanceId = `ins_${randomUUID().slice(0, 8)}`;
   const managerInstance = `front-${randomUUID().slice(0, 6)}`;
@@ -91,13 +95,19 @@ export function asEvents(decisions: SendDecided[]): StageEvents<'SendDecided'> {
   return decisions.map((payload) => ({ offset: BigInt(offset++), event: { type: 'SendDecided', payload } }));
 }
 
-/** A fixture and breakers for a test file, set up before its tests and torn down after them. */
-export function useDeliveryFixture(): { readonly fixture: DeliveryFixture; readonly breakers: ManagerBreakers } {
+/**
+ * A fixture, breakers and instance lanes (one process's) for a test file, set up before its tests
+ * and torn down after them. `env`: settings of the fixture's runtime.
+ */
+export function useDeliveryFixture(env: Record<string, string> = {}): { readonly fixture: DeliveryFixture; readonly breakers: ManagerBreakers; readonly lanes: InstanceLanes } {
   let fixture: DeliveryFixture | undefined;
   let breakers: ManagerBreakers | undefined;
+  let lanes: InstanceLanes | undefined;
   beforeAll(async () => {
-    fixture = await deliveryFixture();
+    fixture = await deliveryFixture(env);
     breakers = new ManagerBreakers({ resetTimeoutMs: 60_000 });
+    const settings = fixture.runtime.config.delivery.pacing;
+    lanes = new InstanceLanes(() => settings);
   }, 120_000);
   afterAll(async () => {
     breakers?.shutdown();
@@ -110,6 +120,9 @@ export function useDeliveryFixture(): { readonly fixture: DeliveryFixture; reado
     },
     get breakers() {
       return breakers!;
+    },
+    get lanes() {
+      return lanes!;
     },
   };
 }

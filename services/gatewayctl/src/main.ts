@@ -20,8 +20,9 @@ import { CliError, actionWrapper } from './action.ts';
 import { createDemo } from './accounts/demo.ts';
 import { registerComplianceCommands } from './compliance/index.ts';
 import { simulate } from './accounts/simulator.ts';
-import { allowPurposes, listSuppressions, pauseInstance, resumeInstance, setLimits, setPlan, suppress, toggleModules, unsuppress } from './policy/commands.ts';
+import { allowPurposes, liftRestriction, listSuppressions, pauseInstance, resumeInstance, setLimits, setPlan, suppress, toggleModules, unsuppress } from './policy/commands.ts';
 import { FactLog } from './policy/fact-log.ts';
+import { listRestrictions } from './instances/restrictions.ts';
 import { operatorAudit } from './audit.ts';
 import { destinationRules, registerWebhookCommands, wordList } from './webhooks/commands.ts';
 import { registerDlqCommands } from './dlq/commands.ts';
@@ -139,7 +140,7 @@ suppression
   .requiredOption('--customer <id>', 'customer id')
   .action(action(async (opts: { customer: string }) => listSuppressions(await db(), opts.customer)));
 
-const instance = program.command('instance').description('paired instances');
+const instance = program.command('instance').alias('instances').description('paired instances');
 instance
   .command('create')
   .requiredOption('--customer <id>', 'customer id')
@@ -183,6 +184,24 @@ instance
   .requiredOption('--reason <text>', 'the outcome of the review')
   .option('--by <operator>', 'who')
   .action(action(async (opts: { instance: string; reason: string; by?: string }) => resumeInstance(await db(), facts, { instanceId: opts.instance, reason: opts.reason, by: opts.by })));
+
+instance
+  .command('restrictions')
+  .description("instances the number guard holds back from new contacts now (the chat network's warnings): signal, until, signals so far")
+  .option('--customer <id>', "only this customer's")
+  .action(action(async (opts: { customer?: string }) => listRestrictions(await db(), { customerId: opts.customer })));
+instance
+  .command('lift-restriction')
+  .description('lift the restriction after a review: appends RestrictionLifted (new contacts may be messaged again)')
+  .argument('[instance]', 'instance id (or give --instance)')
+  .option('--instance <id>', 'instance id')
+  .requiredOption('--reason <text>', 'the outcome of the review')
+  .option('--by <operator>', 'who')
+  .action(action(async (id: string | undefined, opts: { instance?: string; reason: string; by?: string }) => {
+    const instanceId = id ?? opts.instance;
+    if (!instanceId) throw new CliError('Say which instance: gatewayctl instance lift-restriction ins_… --reason …');
+    return liftRestriction(await db(), facts, { instanceId, reason: opts.reason, by: opts.by });
+  }));
 
 instance
   .command('status')

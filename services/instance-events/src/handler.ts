@@ -8,8 +8,9 @@ import type { PolicyEvent } from '@gw/policy';
 import { toFactRecord } from '@gw/policy-log';
 import type { Runtime, StageHandler } from '@gw/runtime';
 import { buildCustomerEvent } from './customer-event.ts';
+import { guardFacts } from './guard-facts.ts';
 import { mapInstanceEvent, type GatewayEvent, type Mapped } from './map-event.ts';
-import { acceptedCalls, recordCalls, saveConnection, saveInbound, saveLidLinks, saveReceipts, sentMessage } from './store.ts';
+import { acceptedCalls, recordCalls, saveConnection, saveInbound, saveLidLinks, saveReceipts, sentMessage, type SendFacts } from './store.ts';
 
 /** A stable id for the n-th output of a source event: a redelivered batch yields the same ids. */
 function derivedId(sourceEventId: string, index: number): string {
@@ -29,8 +30,9 @@ function linkFact(received: InstanceEventReceived, link: Mapped['links'][number]
 }
 
 /**
- * Maps each instance event of a partition's batch to gateway events (gateway-events) and opt-out
- * facts (customer-events, where the policy engine folds them in order with the sends), and keeps
+ * Maps each instance event of a partition's batch to gateway events (gateway-events) and policy
+ * facts (customer-events, where the policy engine folds them in order with the sends: opt-outs,
+ * identity links and the number guard's facts), and keeps
  * the connection and call projections. Outputs carry ids derived from the source event, and the
  * projections are idempotent, so a redelivered batch changes nothing.
  */
@@ -43,10 +45,10 @@ export function handleInstanceEvents(runtime: Runtime): StageHandler<'InstanceEv
    * sent, which the contract's message.failed (a send of ours) cannot describe; its
    * message.status_updated (status failed) still goes.
    */
-  const withOurSend = async (gatewayEvent: GatewayEvent, instanceId: string): Promise<GatewayEvent['fields'] | null> => {
+  const withOurSend = async (gatewayEvent: GatewayEvent, sendOf: (providerMessageId: string) => Promise<SendFacts | null>): Promise<GatewayEvent['fields'] | null> => {
     const { event, fields } = gatewayEvent;
     if (event !== 'message.failed') return fields;
-    const sent = typeof fields.external_message_id === 'string' ? await sentMessage(pool, instanceId, fields.external_message_id) : null;
+    const sent = typeof fields.external_message_id === 'string' ? await sendOf(fields.external_message_id) : null;
     return sent ? { ...fields, to: sent.recipient, message_purpose: sent.purpose, message_id: sent.messageId } : null;
   };
 
@@ -105,10 +107,22 @@ export function handleInstanceEvents(runtime: Runtime): StageHandler<'InstanceEv
         outputs.push(await codec.encode('PolicyInputRecorded', factRecord, trace));
         log.info({ recipient: maskPhone(fact.recipient), keyword: fact.keyword, kind: fact.kind }, fact.kind === 'suppress' ? 'recipient opted out' : 'recipient opted back in');
       }
+      // The number guard's facts (guard-facts.ts): first connection, people who wrote, restriction signals.
+      // Our send behind a provider id, looked up once per event (a message.failed and its restriction signal both ask).
+      const sends = new Map<string, Promise<SendFacts | null>>();
+      const sendOf = (providerMessageId: string) => {
+        if (!sends.has(providerMessageId)) sends.set(providerMessageId, sentMessage(pool, received.instance_id, providerMessageId));
+        return sends.get(providerMessageId)!;
+      };
+      const restrictions = await Promise.all(mapped.restrictions.map(async (report) => ({ report, send: report.externalMessageId ? await sendOf(report.externalMessageId) : null })));
+      for (const factRecord of await guardFacts(pool, received, mapped, restrictions)) {
+        outputs.push(await codec.encode('PolicyInputRecorded', factRecord, trace));
+        if (factRecord.input_type === 'RestrictionSignalled') log.warn({ fact: factRecord.input_type }, 'the chat network signalled a restriction of this instance');
+      }
       for (const gatewayEvent of mapped.events) {
         // Every event keeps its index (and so its id) whether or not it becomes a record.
         const eventId = derivedId(received.event_id, index++);
-        const fields = await withOurSend(gatewayEvent, received.instance_id);
+        const fields = await withOurSend(gatewayEvent, sendOf);
         if (!fields) {
           log.debug({ external_message_id: gatewayEvent.fields.external_message_id }, 'failure report of a message not sent through the gateway: no message.failed');
           continue;

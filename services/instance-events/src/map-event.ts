@@ -1,5 +1,6 @@
 import { identityOf, parseJid, phoneOfJid, type Identity } from '@gw/evolution';
 import type { WebhookEventInput, WebhookEventName } from '@gw/webhooks';
+import { endTime, restrictionCode, signalOfClose, signalOfCode, type RestrictionReport } from './restriction-signals.ts';
 
 /** The fields of an event of the customer webhook contract beyond the base ones (the stage adds those). */
 export type EventFields<E extends WebhookEventName> = Omit<WebhookEventInput<E>, 'event' | 'instance_id' | 'instance_name' | 'timestamp'>;
@@ -57,6 +58,8 @@ export interface Mapped {
   inbound: InboundMessage[];
   /** The manager's delivery reports (delivered, read, …) by provider message id, for the message timeline. */
   receipts: Array<{ externalId: string; status: string }>;
+  /** The chat network's restriction signals the envelope carries, for the number guard (restriction-signals.ts). */
+  restrictions: RestrictionReport[];
 }
 
 export interface MapContext {
@@ -153,7 +156,7 @@ const compact = (fields: Record<string, string | boolean | undefined>): Record<s
  * give the same result, so a replay emits the same events.
  */
 export function mapInstanceEvent(envelope: Json, ctx: MapContext): Mapped {
-  const out: Mapped = { events: [], facts: [], links: [], calls: [], inbound: [], receipts: [] };
+  const out: Mapped = { events: [], facts: [], links: [], calls: [], inbound: [], receipts: [], restrictions: [] };
   const emit = <E extends WebhookEventName>(event: E, fields: EventFields<E>) => out.events.push({ event, fields: compact(fields as Record<string, string | boolean | undefined>) });
   /** Keeps each lid/phone pair an item shows, once (even from an item that becomes no event). */
   const link = (who: Identity) => {
@@ -222,6 +225,14 @@ export function mapInstanceEvent(envelope: Json, ctx: MapContext): Mapped {
         const fields = { from: who.phone ?? who.lid, from_lid: who.lid, external_message_id: str(item.keyId) ?? str(key.id), status: ack?.status ?? (rawStatus.toLowerCase() || undefined) };
         // Provider ids are short; one past EXTERNAL_ID_MAX is no id of a message we sent (and would not fit the receipts' key).
         if (fields.external_message_id && fields.external_message_id.length <= EXTERNAL_ID_MAX && ack) out.receipts.push({ externalId: fields.external_message_id, status: ack.status });
+        const code = restrictionCode(item.messageStubParameters);
+        if (code) {
+          const lock = asObject(item.reachoutTimeLock);
+          out.restrictions.push({ signal: signalOfCode(code), code, until: endTime(item.timeEnforcementEnds ?? lock.timeEnforcementEnds), externalMessageId: fields.external_message_id, ourSendOnly: false, ref: fields.external_message_id });
+        } else if (ack?.event === 'message.failed') {
+          // What Evolution posts for a refused send (the code dropped): a possible restriction, if the send is ours.
+          out.restrictions.push({ signal: 'send_error', code: null, until: null, externalMessageId: fields.external_message_id, ourSendOnly: true, ref: fields.external_message_id });
+        }
         if (ack?.event === 'message.failed') {
           // `to` and `message_purpose` are placeholders: the stage tells them from its own projection
           // of our sends (instance_sent_messages), and a report of a message not ours is no message.failed.
@@ -234,8 +245,14 @@ export function mapInstanceEvent(envelope: Json, ctx: MapContext): Mapped {
       break;
     }
     case 'connection.update': {
-      const state = str(asObject(data).state);
+      const body = asObject(data);
+      const state = str(body.state);
       if (!state) break;
+      const closeSignal = state === 'close' ? signalOfClose(body.statusReason) : null;
+      if (closeSignal) out.restrictions.push({ signal: closeSignal, code: String(body.statusReason), until: null, ourSendOnly: false, ref: str(envelope.date_time) });
+      // Newer Baileys put the reachout timelock on connection.update; no Evolution version forwards it yet.
+      const lock = asObject(body.reachoutTimeLock);
+      if (lock.isActive === true) out.restrictions.push({ signal: 'reachout_timelock', code: '463', until: endTime(lock.timeEnforcementEnds), ourSendOnly: false, ref: str(envelope.date_time) });
       if (state === 'open') emit('instance.connected', { connection_state: state });
       // 'refused': the manager gave up pairing (the QR limit, below) and logs the session out.
       if (state === 'close' || state === 'refused') emit('instance.disconnected', { connection_state: state });

@@ -182,3 +182,39 @@ describe('mapInstanceEvent', () => {
     expect(envelopeProblem(withoutBinaryFields(upsert('14155552671@s.whatsapp.net', 'x'.repeat(70_000))))).not.toBeNull();
   });
 });
+
+describe('restriction signals (the number guard, issue 27)', () => {
+  const update = (data: Record<string, unknown>) => ({ event: 'messages.update', date_time: '2026-02-01T10:00:00.000Z', data: { keyId: '3EB0AA', remoteJid: '14155552671@s.whatsapp.net', fromMe: true, status: 'ERROR', ...data } });
+  const signals = (envelope: Record<string, unknown>) => mapInstanceEvent(envelope, ctx).restrictions;
+
+  it('reads an ERROR with no code, all Evolution 2.3.6–2.4.0-rc2 post for a refused send, as a possible restriction of our send', () => {
+    expect(signals(update({}))).toEqual([{ signal: 'send_error', code: null, until: null, externalMessageId: '3EB0AA', ourSendOnly: true, ref: '3EB0AA' }]);
+    // Any other status, or a message the business's phone did not send, is no signal.
+    expect(signals(update({ status: 'DELIVERY_ACK' }))).toEqual([]);
+    expect(signals(update({ fromMe: false }))).toEqual([]);
+  });
+
+  it('maps the codes a manager that forwards messageStubParameters gives, with the end time when present', () => {
+    expect(signals(update({ messageStubParameters: ['463'], timeEnforcementEnds: '1769940000' }))).toEqual([
+      { signal: 'reachout_timelock', code: '463', until: 1_769_940_000_000, externalMessageId: '3EB0AA', ourSendOnly: false, ref: '3EB0AA' },
+    ]);
+    expect(signals(update({ messageStubParameters: ['475'] }))[0]).toMatchObject({ signal: 'message_capping', code: '475', until: null });
+    expect(signals(update({ messageStubParameters: [479] }))[0]).toMatchObject({ signal: 'send_error', code: '479', ourSendOnly: false });
+    // A stub parameter that is no restriction code leaves the plain ERROR reading.
+    expect(signals(update({ messageStubParameters: ['Bad MAC'] }))[0]).toMatchObject({ signal: 'send_error', code: null, ourSendOnly: true });
+  });
+
+  it('reads a 401 close as logged out and a 403 close as banned, keyed by the report time; other closes are no signal', () => {
+    const close = (statusReason: number) => ({ event: 'connection.update', date_time: '2026-02-01T10:00:00.000Z', data: { instance: 'x', state: 'close', statusReason } });
+    expect(signals(close(401))).toEqual([{ signal: 'logged_out', code: '401', until: null, ourSendOnly: false, ref: '2026-02-01T10:00:00.000Z' }]);
+    expect(signals(close(403))).toEqual([{ signal: 'banned', code: '403', until: null, ourSendOnly: false, ref: '2026-02-01T10:00:00.000Z' }]);
+    expect(signals(close(406))).toEqual([]);
+    expect(signals({ event: 'connection.update', data: { instance: 'x', state: 'open', statusReason: 403 } })).toEqual([]);
+  });
+
+  it('reads a reachout timelock that a newer manager puts on connection.update, with its end time', () => {
+    const envelope = { event: 'connection.update', date_time: '2026-02-01T10:00:00.000Z', data: { instance: 'x', state: 'open', reachoutTimeLock: { isActive: true, timeEnforcementEnds: '2026-02-02T10:00:00.000Z' } } };
+    expect(signals(envelope)).toEqual([{ signal: 'reachout_timelock', code: '463', until: Date.parse('2026-02-02T10:00:00.000Z'), ourSendOnly: false, ref: '2026-02-01T10:00:00.000Z' }]);
+    expect(signals({ ...envelope, data: { ...envelope.data, reachoutTimeLock: { isActive: false } } })).toEqual([]);
+  });
+});

@@ -1,5 +1,6 @@
 import { baileysKey, upsertKey, upsertMessage } from './inbound-payloads.ts';
 import type { InboundMessage, SimEvents } from './sim-events.ts';
+import type { EvolutionVersion } from './evolution-version.ts';
 import type { ResolvedOptions, SimInstance } from './types.ts';
 import { pathEventName, subscribes } from './webhook-config.ts';
 import type { WebhookDispatcher } from './webhook-dispatcher.ts';
@@ -10,12 +11,19 @@ import type { WebhookDispatcher } from './webhook-dispatcher.ts';
 // server_url, apikey}. Every event is also kept in a log (GET /sim/events). Payloads follow
 // `options.evolutionVersion` where the releases differ (README: "Behaviour → real source").
 
-/** Baileys DisconnectReason codes after which Evolution does not reconnect (2.3.7 l.426, same in 2.3.6/2.4.0-rc2). */
-export const NO_RECONNECT_CODES = [401, 403, 402, 406];
+/**
+ * Baileys DisconnectReason codes after which Evolution does not reconnect, and so posts the close
+ * (whatsapp.baileys.service.ts codesToNotReconnect: l.402 in 2.3.6, l.428 in 2.3.7 = [401, 403,
+ * 402, 406]; l.498 in 2.4.0-rc2 adds 408, "per #2501"). 401 loggedOut and 403 forbidden are what
+ * the number guard reads as logged out and banned.
+ */
+export function noReconnectCodes(version: EvolutionVersion): readonly number[] {
+  return version === '2.4.0-rc2' ? [401, 403, 402, 406, 408] : [401, 403, 402, 406];
+}
 /** Baileys DisconnectReason.badSession / connectionClosed: what the QR limit posts. */
 const BAD_SESSION = 500;
 const CONNECTION_CLOSED = 428;
-const BOOM_ERRORS: Record<number, string> = { 401: 'Unauthorized', 402: 'Payment Required', 403: 'Forbidden', 406: 'Not Acceptable' };
+const BOOM_ERRORS: Record<number, string> = { 401: 'Unauthorized', 402: 'Payment Required', 403: 'Forbidden', 406: 'Not Acceptable', 408: 'Request Time-out' };
 
 export interface EvolutionEnvelope {
   event: string;
@@ -194,7 +202,7 @@ export function wireEvolutionEvents(deps: {
       // A reconnectable code (428, 408, 515...) makes Evolution reconnect and post no close
       // (2.3.7 l.426-430); the others post status.instance, logout.instance (monitor.service.ts
       // 'logout.instance'), then the close (l.431-463).
-      if (!NO_RECONNECT_CODES.includes(statusReason)) return;
+      if (!noReconnectCodes(version).includes(statusReason)) return;
       emit(instance, 'status.instance', {
         instance: instance.instanceName,
         status: 'closed',
@@ -236,7 +244,11 @@ export function wireEvolutionEvents(deps: {
   });
 
   events.on('message.status', (instance, entry, status) => {
-    emitMessageUpdate(instance, { keyId: entry.id, remoteJid: entry.remote_jid, fromMe: true, participant: entry.remote_jid, status });
+    // A refused send is Baileys' handleBadAck (src/Socket/messages-recv.ts, 7.0.0-rc.9): key
+    // {remoteJid, fromMe, id} with no participant, and {status: 0, messageStubParameters: [code]},
+    // of which Evolution keeps the status only ("ERROR"); so the data has no participant either.
+    const participant = status === 'ERROR' ? null : entry.remote_jid;
+    emitMessageUpdate(instance, { keyId: entry.id, remoteJid: entry.remote_jid, fromMe: true, participant, status });
   });
 
   events.on('message.inbound', (instance, message) => {

@@ -141,6 +141,38 @@ describe('POST /message/sendText/{instance}', () => {
     expect((await sim.call('GET', '/sim/ledger')).body.messages).toEqual([]);
   });
 
+  it('types for `delay` ms before it sends, and answers only then (sendMessageWithTyping)', async () => {
+    const name = freshName();
+    await createOpenInstance(sim, name);
+
+    const started = Date.now();
+    const sent = await sim.call('POST', `/message/sendText/${name}`, { body: { number: '14155550100', text: 'typed first', delay: 400 } });
+    const took = Date.now() - started;
+
+    expect(sent.status).toBe(201);
+    expect(took).toBeGreaterThanOrEqual(400);
+    const [entry] = (await sim.call('GET', `/sim/ledger?instance=${name}`)).body.messages;
+    expect(entry).toMatchObject({ text: 'typed first', typing_ms: 400 });
+    // Accepted once the typing was done, not when the request came.
+    expect(Date.parse(entry.received_at)).toBeGreaterThanOrEqual(started + 400);
+    const badDelay = await sim.call('POST', `/message/sendText/${name}`, { body: { number: '14155550100', text: 'x', delay: 1.5 } });
+    expect(badDelay.status).toBe(400);
+  });
+
+  it('fails a send whose socket closes while it types (400 Connection Closed), sending nothing', async () => {
+    const name = freshName();
+    await createOpenInstance(sim, name);
+
+    const sending = sim.call('POST', `/message/sendText/${name}`, { body: { number: '14155550100', text: 'cut off while typing', delay: 500 } });
+    await new Promise((r) => setTimeout(r, 100));
+    await sim.call('POST', `/sim/instances/${name}/disconnect`);
+    const sent = await sending;
+
+    expect(sent.status).toBe(400);
+    expect(sent.body.response.message).toEqual(['Error: Connection Closed']);
+    expect((await sim.call('GET', `/sim/ledger?instance=${name}`)).body.messages).toEqual([]);
+  });
+
   it('validates the body like Evolution (400 when text is missing)', async () => {
     const name = freshName();
     await createOpenInstance(sim, name);

@@ -57,6 +57,8 @@ export interface LedgerEntry {
   remote_jid: string;
   text: string;
   received_at: string;
+  /** How long the instance showed "composing" before sending (sendText `delay`); absent when it did not type. */
+  typing_ms?: number;
 }
 
 /**

@@ -216,7 +216,7 @@ describe('messages.update, edits, deletes and chats', () => {
     expect(deletes).toEqual({ '2.3.6': key, '2.3.7': { ...key, status: 'DELETED' }, '2.4.0-rc2': { ...key, status: 'DELETED' } });
   });
 
-  it('an injected ERROR on one of our sends posts messages.update with status only', async () => {
+  it('an injected ERROR on one of our sends (a refusal such as 463) posts messages.update with status only, no code and no participant', async () => {
     const { name, token } = await openInstance();
     await sim().call('PUT', '/sim/acks', { body: { server_ms: null } });
     try {
@@ -229,7 +229,6 @@ describe('messages.update, edits, deletes and chats', () => {
         keyId: sent.body.key.id,
         remoteJid: sent.body.key.remoteJid,
         fromMe: true,
-        participant: sent.body.key.remoteJid,
         status: 'ERROR',
         instanceId: sent.body.instanceId,
       });
@@ -265,6 +264,17 @@ describe('connection', () => {
       expect(status!.body.data).toMatchObject({ instance: name, status: 'closed', disconnectionReasonCode: reason, disconnectionObject: expect.any(String) });
       expect(close!.body.data).toEqual({ instance: name, state: 'close', statusReason: reason });
     }
+  });
+
+  it('a 408 close: 2.4.0-rc2 gives up and posts the close; 2.3.7 reconnects without one', async () => {
+    const rc2 = await openInstance('2.4.0-rc2');
+    const given = await sim('2.4.0-rc2').call('POST', `/sim/instances/${rc2.name}/disconnect`, { body: { status_reason: 408 } });
+    expect(given.body.instance.state).toBe('close');
+    const [close] = await waitEvent(rc2.name, (body) => body.event === 'connection.update' && body.data.state === 'close');
+    expect(close!.body.data).toEqual({ instance: rc2.name, state: 'close', statusReason: 408 });
+    const old = await openInstance('2.3.7');
+    const reconnecting = await sim('2.3.7').call('POST', `/sim/instances/${old.name}/disconnect`, { body: { status_reason: 408, reconnect_ms: 0 } });
+    expect(reconnecting.body.instance.state).toBe('connecting');
   });
 
   it('2.4.0-rc2 adds its tracking headers to every post', async () => {

@@ -1,6 +1,7 @@
 // What an instance's manage page shows (instance-manage.eta): its connection at load time
 // (so the page reads right without JavaScript), the tabs, the forms the member's role allows, and
-// the outcome of a test send when the page answers one.
+// the outcome of a test send when the page answers one, and the number guard's notice while the
+// instance is restricted (the same words as /usage).
 import type { InstanceSummary } from '@gw/accounts';
 import type { Pool } from '@gw/db';
 import type { SecretBox } from '@gw/security';
@@ -10,6 +11,8 @@ import { member } from '../sessions/guards.ts';
 import { liveState, STATE_LABELS, stateTone } from './live-state.ts';
 import { openOwn } from '../own-instance.ts';
 import { PURPOSES, type FormRefusal, type TestSendForm, type TestSendOutcome } from './test-send.ts';
+import { instanceGuards } from '../usage/data.ts';
+import { restrictionNotices } from '../usage/guard-view.ts';
 import { webhookTabData } from '../webhooks/tab-data.ts';
 
 /** Notices after a redirect, by key (only these texts are ever shown, whatever the query says). */
@@ -44,6 +47,7 @@ export async function managePage(pool: Pool, box: SecretBox, request: FastifyReq
     canTestSend: can(me.role, 'instances.test_send'),
     purposes: PURPOSES,
     notice: query.done ? (NOTICES[query.done] ?? null) : null,
+    restrictions: restrictionNotices(await instanceGuards(pool, me.customer_id, instance.id), [instance], Date.now()),
     error: extras.error ?? null,
     testSend: extras.testSend ?? { form: {}, outcome: null, refusal: null },
     // The webhook tab's own data (webhooks/instance-webhook.eta), with its notices after a redirect.

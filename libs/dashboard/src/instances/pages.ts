@@ -1,5 +1,6 @@
 // The instance pages and the data each template reads (see DashboardPages in plugins/views.ts).
 import type { InstanceSummary } from '@gw/accounts';
+import type { RestrictionView } from '../usage/guard-view.ts';
 import type { managePage } from './manage-page.ts';
 
 type ManagePage = Awaited<ReturnType<typeof managePage>>;
@@ -12,6 +13,8 @@ export interface InstancesPage {
   name: string;
   error: string | null;
   deleted: boolean;
+  /** The number guard's notices of the restricted instances (usage/restriction-notices.eta). */
+  restrictions: RestrictionView[];
 }
 
 declare module '../plugins/views.ts' {

@@ -15,17 +15,21 @@ import { form, text } from '../forms.ts';
 import { testSendRoutes } from './test-send-routes.ts';
 import type { DashboardDeps } from '../deps.ts';
 import type { InstancesPage } from './pages.ts';
+import { instanceGuards } from '../usage/data.ts';
+import { restrictionNotices } from '../usage/guard-view.ts';
 
 export const NAME_RULE = 'letters, digits, ".", "_" and "-", at most 64';
 
 export async function instanceRoutes(app: FastifyInstance, deps: DashboardDeps): Promise<void> {
   const listPage = async (request: FastifyRequest, extra: Partial<InstancesPage> = {}): Promise<InstancesPage> => {
-    const instances = await listInstances(deps.pool, member(request).customer_id);
+    const customerId = member(request).customer_id;
+    const instances = await listInstances(deps.pool, customerId);
     // Each asked of its manager at once, briefly: a slow manager shows "not reachable", never a hung page.
     const states = await Promise.all(instances.map(async (i) => connectionOf(await openOwn(deps.pool, deps.box, i))));
     const rows = instances.map((instance, n) => ({ ...instance, state: states[n]!, label: STATE_LABELS[states[n]!] ?? states[n]!, tone: stateTone(states[n]!) }));
     const deleted = (request.query as { done?: string }).done === 'deleted';
-    return { title: 'Instances', instances: rows, canManage: can(member(request).role, 'instances.manage'), nameRule: NAME_RULE, name: '', error: null, deleted, ...extra };
+    const restrictions = restrictionNotices(await instanceGuards(deps.pool, customerId), instances, Date.now());
+    return { title: 'Instances', instances: rows, canManage: can(member(request).role, 'instances.manage'), nameRule: NAME_RULE, name: '', error: null, deleted, restrictions, ...extra };
   };
 
   app.get('/instances', { preHandler: requirePermission('dashboard.view') }, async (request, reply) => reply.page('instances/instances', await listPage(request)));

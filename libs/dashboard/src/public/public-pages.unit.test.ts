@@ -95,7 +95,7 @@ describe('GET /acceptable-use and GET /docs/responsible-messaging', () => {
     expect(page).toContain(createPolicy().version);
     expect(page).toMatch(/<tr><td>Starter<\/td><td>100<\/td><td>UTC<\/td><\/tr>/);
     expect(page).toMatch(/<tr><td>Scale<\/td><td>20,000<\/td><td>UTC<\/td><\/tr>/);
-    expect(page).toMatch(/<tr><td>Growth<\/td><td>30<\/td><td>30<\/td><td>3 seconds<\/td><\/tr>/);
+    expect(page).toMatch(/<tr><td>Growth<\/td><td>30<\/td><td>30<\/td><td>6 seconds<\/td><\/tr>/);
     expect(page).toMatch(/<tr><td>shaft_alcohol<\/td><td>2<\/td><td>2<\/td><td>2<\/td><\/tr>/);
     for (const keyword of loadConfig({}).instanceEvents.optOutKeywords) expect(page).toContain(`<code>${keyword}</code>`);
     for (const keyword of loadConfig({}).instanceEvents.optInKeywords) expect(page).toContain(`<code>${keyword}</code>`);

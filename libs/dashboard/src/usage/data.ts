@@ -1,10 +1,12 @@
 // What /usage reads, always within one customer: the folded policy state (`policy_state`, the
 // engine's own snapshot: plan, override, buckets, pauses), the accepted sends of the quota
 // windows (`quota_usage`), the suppressions by source, and the two charts' counts (`policy_log`
-// by day and outcome, `suppression_history` opt-outs by week). All are projections the policy
-// consumer writes.
+// by day and outcome, `suppression_history` opt-outs by week), and each instance's number guard
+// (`instance_guard`: age, warm-up allowance, first contacts, restriction). All are projections the
+// policy consumer writes.
 import { sql, z, type Queryable } from '@gw/db';
 import { initialPolicyState, upgradeState, type CustomerPolicyState } from '@gw/policy';
+import type { GuardRow } from './guard-view.ts';
 import type { DecisionCount, WeekCount } from './view.ts';
 
 const StateRow = z.object({ state: z.unknown() });
@@ -65,4 +67,30 @@ export async function optOutsPerWeek(db: Queryable, customerId: string, from: Da
       FROM suppression_history
      WHERE customer_id = ${customerId} AND action = 'suppressed' AND source = 'opt_out' AND at >= ${from.toISOString()}::timestamptz
      GROUP BY 1`);
+}
+
+const Guard = z.object({
+  instance_id: z.string(),
+  first_connected_at: z.date().nullable(),
+  age_days: z.number().nullable(),
+  warm_up_allowance_today: z.number().nullable(),
+  first_contacts_today: z.number(),
+  first_contacts_left_today: z.number().nullable(),
+  restricted_until: z.date().nullable(),
+  restriction_signal: z.string().nullable(),
+  restriction_signals: z.number(),
+  updated_at: z.date(),
+});
+
+/**
+ * The number guard of the customer's instances (or of one of them), as the policy consumer last
+ * wrote it; an instance the guard has not heard of yet has no row.
+ */
+export async function instanceGuards(db: Queryable, customerId: string, instanceId?: string): Promise<readonly GuardRow[]> {
+  const one = instanceId === undefined ? sql.fragment`` : sql.fragment`AND instance_id = ${instanceId}`;
+  return db.any(sql.type(Guard)`
+    SELECT instance_id, first_connected_at, age_days, warm_up_allowance_today, first_contacts_today, first_contacts_left_today,
+           restricted_until, restriction_signal, restriction_signals, updated_at
+      FROM instance_guard
+     WHERE customer_id = ${customerId} ${one}`);
 }

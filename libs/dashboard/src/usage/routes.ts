@@ -1,13 +1,14 @@
 // /usage: the customer's sends today and this month against the plan's limits (as the policy
 // engine counts them: quota_usage, in the windows of the policy's own quotaWindows, against the
 // effectivePlan of the folded state, an override granted after review included), how fast it
-// may send (velocity limits, each instance's token bucket now), its opted-out recipients, each
-// instance's review pause in words, and two charts drawn on the server (sends per day by
-// outcome, opt-outs per week) with their numbers as tables. Every member sees it
-// (dashboard.view). Owners and admins may ask for higher limits (limits.request): the request is
-// stored (@gw/accounts' limit requests, one pending at a time) and audited; an operator grants it
-// with `gatewayctl limits grant`, which appends the LimitsOverridden fact. Everything is read
-// within the signed-in member's customer.
+// may send (velocity limits, each instance's token bucket now), each instance's number guard (its
+// age, warm-up allowance of first contacts today and what is left, a restriction in words, also as
+// a notice at the top), its opted-out recipients, each instance's review pause in words, and two
+// charts drawn on the server (sends per day by outcome, opt-outs per week) with their numbers as
+// tables. Every member sees it (dashboard.view). Owners and admins may ask for higher limits
+// (limits.request): the request is stored (@gw/accounts' limit requests, one pending at a time)
+// and audited; an operator grants it with `gatewayctl limits grant`, which appends the
+// LimitsOverridden fact. Everything is read within the signed-in member's customer.
 import { AccountError, LIMIT_REQUEST_TEXT_MAX, listInstances, listLimitRequests, requestLimits, type LimitRequest } from '@gw/accounts';
 import { effectivePlan, quotaWindows } from '@gw/policy';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
@@ -17,7 +18,8 @@ import { form, text } from '../forms.ts';
 import type { DashboardDeps } from '../deps.ts';
 import { can } from '../roles/permissions.ts';
 import { member, requirePermission } from '../sessions/guards.ts';
-import { decisionsPerDay, optOutsPerWeek, policyStateOf, quotaUsed, suppressionCounts } from './data.ts';
+import { decisionsPerDay, instanceGuards, optOutsPerWeek, policyStateOf, quotaUsed, suppressionCounts } from './data.ts';
+import { guardViews, restrictionNotices } from './guard-view.ts';
 import { formValues, parseLimitRequest, type LimitRequestValues } from './limit-request-form.ts';
 import { lastDays, lastWeeks, optOutsChart, pauseViews, planFacts, quotaView, sendsChart, velocityView } from './view.ts';
 
@@ -76,13 +78,14 @@ export async function usageRoutes(app: FastifyInstance, deps: DashboardDeps): Pr
     const days = lastDays(now, offset, CHART_DAYS);
     const weeks = lastWeeks(now, CHART_WEEKS);
     const facts = planFacts(state, plan, now, config.quotaWindowOffsetMinutes);
-    const [used, suppressed, instances, requests, decisions, optOuts] = await Promise.all([
+    const [used, suppressed, instances, requests, decisions, optOuts, guards] = await Promise.all([
       quotaUsed(deps.pool, me.customer_id, [windows.day, windows.month]),
       suppressionCounts(deps.pool, me.customer_id),
       listInstances(deps.pool, me.customer_id),
       listLimitRequests(deps.pool, { customerId: me.customer_id }),
       decisionsPerDay(deps.pool, me.customer_id, days.from, offset),
       optOutsPerWeek(deps.pool, me.customer_id, weeks.from),
+      instanceGuards(deps.pool, me.customer_id),
     ]);
     const refs = instances.map((i) => ({ id: i.id, name: i.name }));
     const pending = requests.find((r) => r.status === 'pending') ?? null;
@@ -97,6 +100,8 @@ export async function usageRoutes(app: FastifyInstance, deps: DashboardDeps): Pr
       suppressed,
       canSeeSuppressions: can(me.role, 'suppressions.read'),
       pauses: pauseViews(state, refs),
+      guard: guardViews(guards, refs, now),
+      restrictions: restrictionNotices(guards, refs, now),
       sends: sendsChart(decisions, days, facts.calendar),
       optOuts: optOutsChart(optOuts, weeks),
       requests: requests.map(requestView),

@@ -1,16 +1,22 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { sql, z } from '@gw/db';
 import { initialPolicyState, quotaWindows, type CustomerPolicyState } from '@gw/policy';
+import { SEAL_USES } from '@gw/security';
 import { useApiFixture, type FollowedRecord, type TestAccount } from '../../../../test/support/api/api-fixture.ts';
 import { memberWithRole, type TestMember } from '../../../../test/support/dashboard/members.ts';
 import { textOf } from '../../../../test/support/dashboard/page-client.ts';
+import { writeGuard } from '../../../../test/support/dashboard/instance-guard.ts';
+import { Screenshots, useBrowser } from '../../../../test/support/browser.ts';
+import { utcUntil } from '../format.ts';
 import { lastWeeks } from './view.ts';
 
 // /usage: the numbers come from the projections the policy consumer writes (not running here, so
 // rows are inserted as it would write them): the folded state (plan, override, buckets, pauses),
-// quota_usage, suppressions, policy_log and suppression_history. The limit request form stores
+// quota_usage, suppressions, policy_log, suppression_history and instance_guard. The limit request form stores
 // the request and audits it; every number and request is its own customer's.
 const suite = useApiFixture();
+// One check in a real browser (Debian's chromium): the number guard as a person sees it.
+const browser = useBrowser();
 const app = () => suite.fixture.app;
 const pool = () => suite.fixture.runtime.pool;
 const DAY = 86_400_000;
@@ -22,6 +28,7 @@ let stranger: TestMember;
 const LAB = `ins_lab${Math.random().toString(16).slice(2, 10)}`;
 
 const now = Date.now();
+const RESTRICTED_UNTIL = now + 2 * 3_600_000;
 const windows = quotaWindows(now, 0);
 const todayStart = windows.dayResetsAt - DAY;
 const twoDaysAgo = quotaWindows(todayStart - 2 * DAY, 0).day;
@@ -79,7 +86,7 @@ beforeAll(async () => {
   // A second instance of the customer, paused for review by the quality check.
   await pool().query(sql.typeAlias('void')`
     INSERT INTO instances (id, customer_id, name, manager_url, manager_instance, manager_api_key_enc)
-    VALUES (${LAB}, ${account.customer_id}, 'lab-results', 'http://127.0.0.1:9', ${LAB}, ${suite.fixture.box.seal('k')})`);
+    VALUES (${LAB}, ${account.customer_id}, 'lab-results', 'http://127.0.0.1:9', ${LAB}, ${suite.fixture.box.seal('k', SEAL_USES.managerApiKey(LAB))})`);
   await setState(account.customer_id, {
     plan: { planId: 'growth', validUntil: now + 20 * DAY },
     // Higher limits granted after review: 900 a day instead of Growth's 500.
@@ -121,6 +128,12 @@ beforeAll(async () => {
   await history(account.customer_id, '+14155550109', 'unsuppressed', 'opt_out', monday + 3_000);
   await history(account.customer_id, '+14155550104', 'suppressed', 'manual', monday + 4_000);
 
+  // The number guard: the demo instance is new (day 2), has used its warm-up allowance and is
+  // restricted after a rejected send; lab-results is established, its one restriction over.
+  await writeGuard(pool(), { customerId: account.customer_id, instanceId: account.instance_id, firstConnectedAt: Date.UTC(2026, 0, 5, 9, 15), ageDays: 2, allowance: 20, firstContacts: 20, left: 0, restrictedUntil: RESTRICTED_UNTIL, signal: 'send_error', signals: 1 });
+  await writeGuard(pool(), { customerId: account.customer_id, instanceId: LAB, firstConnectedAt: Date.UTC(2025, 10, 1), ageDays: 66, allowance: null, firstContacts: 7, left: null, restrictedUntil: now - 60_000, signal: 'reachout_timelock', signals: 2 });
+  await writeGuard(pool(), { customerId: other.customer_id, instanceId: other.instance_id, ageDays: 0, firstConnectedAt: now, allowance: 10, firstContacts: 1, left: 9 });
+
   // The other customer: a Starter plan, its own numbers, no sends in the log.
   await setState(other.customer_id, { plan: { planId: 'starter', validUntil: now + 20 * DAY } });
   await used(other.customer_id, windows.day, 7);
@@ -146,7 +159,7 @@ describe('the usage page', () => {
     const page = await members.viewer!.client.get('/usage');
     expect(textOf(page.html, 'velocity-burst')).toBe('Up to 30 messages at once from each instance;');
     expect(textOf(page.html, 'velocity-refill')).toBe('30 more messages a minute from each instance after that;');
-    expect(textOf(page.html, 'velocity-interval')).toBe('At least 3 seconds between two messages from one instance to the same recipient.');
+    expect(textOf(page.html, 'velocity-interval')).toBe('At least 6 seconds between two messages from one instance to the same recipient.');
     const velocity = sectionOf(page.html, 'velocity');
     expect(rowOf(velocity, account.instance_id)).toContain('<td data-tokens="2">2 of 30 available now, 30 more a minute</td>');
     // No bucket in the state: full, as the engine counts it.
@@ -173,6 +186,39 @@ describe('the usage page', () => {
     const sending = rowOf(sectionOf(page.html, 'review'), account.instance_id);
     expect(sending).toContain('data-paused="no"');
     expect(sending).toContain('Sending');
+  });
+
+  it("shows each instance's number guard, and a notice in words while one is restricted", async () => {
+    const page = await members.viewer!.client.get('/usage');
+    const guard = sectionOf(page.html, 'number-guard');
+    const head = `Restricted until ${utcUntil(RESTRICTED_UNTIL, Date.now())}`;
+    const why = 'the chat network rejected a message to a new contact. Replies to people who wrote to you still go; new contacts wait.';
+    const words = `${head}: ${why}`;
+    const young = rowOf(guard, account.instance_id);
+    expect(young).toContain('data-restricted="yes"');
+    expect(young).toContain('<td class="guard-age">2 days (first connected Mon 5 Jan 2026)</td>');
+    expect(young).toContain('<td class="guard-allowance">20 first contacts</td>');
+    expect(young).toContain('<td class="num guard-first-contacts">20</td>');
+    expect(young).toContain('<td class="num guard-left"><strong>None left</strong></td>');
+    expect(young).toContain(`<p><strong>${head}</strong>: ${why}</p>`);
+    const established = rowOf(guard, LAB);
+    expect(established).toContain('data-restricted="no"');
+    expect(established).toContain('<td class="guard-allowance">No warm-up limit</td>');
+    expect(established).toContain('<td class="num guard-first-contacts">7</td>');
+    expect(established).toContain('The chat network has warned this number 2 times lately; repeated warnings pause it for review.');
+
+    // The notice at the top names the restricted instance only; the same words on its pages.
+    const notice = new RegExp(`<p class="notice warn" role="status" data-restricted-instance="${account.instance_id}" data-signal="send_error" data-until="${new Date(RESTRICTED_UNTIL).toISOString()}"><strong>[^<]+</strong>: ([^<]+)</p>`);
+    expect(notice.exec(page.html)?.[1]).toBe(words);
+    expect(page.html.match(/data-restricted-instance=/g)).toHaveLength(1);
+    expect(notice.test((await members.viewer!.client.get('/instances')).html)).toBe(true);
+    const manage = await members.viewer!.client.get(`/instances/${account.instance_id}/manage`);
+    expect(manage.html).toContain(`data-signal="send_error" data-until="${new Date(RESTRICTED_UNTIL).toISOString()}">${words}</p>`);
+    expect((await members.viewer!.client.get(`/instances/${LAB}/manage`)).html).not.toContain('data-restricted-instance');
+    // Another customer sees only its own instance, unrestricted.
+    const theirs = await stranger.client.get('/usage');
+    expect(rowOf(sectionOf(theirs.html, 'number-guard'), other.instance_id)).toContain('<td class="num guard-left">9</td>');
+    expect(theirs.html).not.toContain('data-restricted-instance');
   });
 
   it('draws sends per day by outcome and opt-outs per week, with the same numbers as tables', async () => {
@@ -291,5 +337,40 @@ describe('asking for higher limits', () => {
     const mine = await members.owner!.client.get('/usage');
     expect(mine.html).not.toContain('pharmacy pickups');
     expect(mine.html.match(/data-request-id=/g)).toHaveLength(1);
+  });
+});
+
+describe('the number guard, in a browser', () => {
+  it('shows the restriction notice and the guard table, readable on a desktop and a phone', async () => {
+    const address = await app().listen({ port: 0, host: '127.0.0.1' });
+    // The viewer's session (signed in through the pages by memberWithRole), handed to the browser.
+    await browser.session.context.addCookies([...members.viewer!.client.cookies].map(([name, value]) => ({ name, value, url: address, secure: name.startsWith('__Host-') })));
+    const shots = new Screenshots('usage-number-guard');
+    const page = await browser.session.open('desktop');
+    try {
+      await page.goto(`${address}/usage`);
+      await page.getByRole('status').filter({ hasText: 'the chat network rejected a message to a new contact' }).waitFor();
+      const guard = page.locator('#number-guard');
+      await guard.getByRole('heading', { name: 'Guarding your numbers' }).waitFor();
+      const young = guard.getByRole('row').filter({ has: page.getByRole('rowheader', { name: 'demo-' }) });
+      expect(await young.getByRole('cell').allInnerTexts()).toEqual([
+        '2 days (first connected Mon 5 Jan 2026)',
+        '20 first contacts',
+        '20',
+        'None left',
+        expect.stringMatching(/^Restricted until [^:]+:\d\d UTC: the chat network rejected a message to a new contact\. Replies to people who wrote to you still go; new contacts wait\.\s+The chat network has warned this number once lately; repeated warnings pause it for review\.$/),
+      ]);
+      // The table fits the card on a desktop (no sideways scrolling).
+      expect(await guard.locator('.table-wrap').evaluate((el) => el.scrollWidth <= el.clientWidth)).toBe(true);
+      await guard.scrollIntoViewIfNeeded();
+      await shots.take(page, 'usage');
+      await guard.screenshot({ path: `${shots.dir}/guard-section.png` });
+      await shots.takeNarrow(page, 'usage');
+    } catch (error) {
+      await shots.take(page, 'failed-here').catch(() => undefined);
+      throw error;
+    } finally {
+      await page.close();
+    }
   });
 });

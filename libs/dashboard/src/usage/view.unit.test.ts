@@ -116,7 +116,7 @@ describe('velocity', () => {
     const view = velocityView(effectivePlan(state, DEFAULT_POLICY_CONFIG)!, state, [{ id: 'ins_a', name: 'front-desk' }, { id: 'ins_b', name: 'lab' }, { id: 'ins_c', name: 'new' }], NOW);
     expect(view.burst).toBe('Up to 30 messages at once from each instance');
     expect(view.refill).toBe('30 more messages a minute from each instance after that');
-    expect(view.recipientInterval).toBe('At least 3 seconds between two messages from one instance to the same recipient');
+    expect(view.recipientInterval).toBe('At least 6 seconds between two messages from one instance to the same recipient');
     expect(view.instances.map((i) => [i.name, i.tokens, i.full])).toEqual([['front-desk', 4, false], ['lab', 30, true], ['new', 30, true]]);
     expect(view.instances[0]!.text).toBe('4 of 30 available now, 30 more a minute');
   });

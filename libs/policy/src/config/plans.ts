@@ -44,7 +44,7 @@ export const PLANS: Readonly<Record<string, PlanConfig>> = {
     periodDays: 30,
     dailyLimit: 100,
     monthlyLimit: 1_000,
-    velocity: { burst: 10, refillPerMinute: 10, recipientMinIntervalMs: 3_000 },
+    velocity: { burst: 10, refillPerMinute: 10, recipientMinIntervalMs: 6_000 },
     bulk: { maxDistinctRecipients: 20, windowMs: HOUR },
   },
   growth: {
@@ -54,7 +54,7 @@ export const PLANS: Readonly<Record<string, PlanConfig>> = {
     periodDays: 30,
     dailyLimit: 500,
     monthlyLimit: 5_000,
-    velocity: { burst: 30, refillPerMinute: 30, recipientMinIntervalMs: 3_000 },
+    velocity: { burst: 30, refillPerMinute: 30, recipientMinIntervalMs: 6_000 },
     bulk: { maxDistinctRecipients: 50, windowMs: HOUR },
   },
   scale: {
@@ -64,7 +64,7 @@ export const PLANS: Readonly<Record<string, PlanConfig>> = {
     periodDays: 30,
     dailyLimit: 2_000,
     monthlyLimit: 20_000,
-    velocity: { burst: 60, refillPerMinute: 60, recipientMinIntervalMs: 3_000 },
+    velocity: { burst: 60, refillPerMinute: 60, recipientMinIntervalMs: 6_000 },
     bulk: { maxDistinctRecipients: 100, windowMs: HOUR },
   },
 };

@@ -1,3 +1,4 @@
+import { DEFAULT_GUARD_CONFIG, validateGuardConfig, type GuardConfig } from '../guard/config.ts';
 import { CONTENT_RULES, type ContentRules } from './content-rules.ts';
 import { PLANS, type PlanConfig } from './plans.ts';
 import { URL_SHORTENERS } from './url-shorteners.ts';
@@ -28,6 +29,8 @@ export interface PolicyConfig {
   content: ContentRules;
   urlShorteners: readonly string[];
   autoPause: AutoPauseConfig;
+  /** The number guard: first-contact caps and warm-up per plan, the restriction back-off (guard/config.ts). */
+  guard: GuardConfig;
 }
 
 /**
@@ -44,7 +47,9 @@ export const RETENTION = {
 } as const;
 
 export const DEFAULT_POLICY_CONFIG: PolicyConfig = {
-  version: '2026-11-22.2',
+  // 2026-11-27.1: the number guard (two rules, state.guard) and 6 s between sends to one recipient.
+  // Logs decided under an older version replay with policyForVersion (policy-versions.ts).
+  version: '2026-11-27.1',
   defaultModules: { api: true, pbx: false },
   plans: PLANS,
   quotaWindowOffsetMinutes: 0,
@@ -56,6 +61,7 @@ export const DEFAULT_POLICY_CONFIG: PolicyConfig = {
     optOutRate: { threshold: 0.05, minVolume: 40 },
     deliveryFailureRate: { threshold: 0.3, minVolume: 20 },
   },
+  guard: DEFAULT_GUARD_CONFIG,
 };
 
 /** The version string recorded with every decision: config version plus content-rules version. */
@@ -76,5 +82,6 @@ export function validatePolicyConfig(config: PolicyConfig): string[] {
     if (plan.velocity.burst < 1 || plan.velocity.refillPerMinute <= 0) problems.push(`${plan.id}: velocity must allow sending`);
     if (plan.dailyLimit > plan.monthlyLimit) problems.push(`${plan.id}: dailyLimit exceeds monthlyLimit`);
   }
+  problems.push(...validateGuardConfig(config.guard, Object.keys(config.plans)));
   return problems;
 }

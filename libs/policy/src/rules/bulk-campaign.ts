@@ -1,4 +1,4 @@
-import { otherRecipientsOf } from '../time/recent-sends.ts';
+import { otherRecipientsOf } from '../time/send-memory.ts';
 import type { Rule } from '../types.ts';
 import { fail, pass } from './verdict.ts';
 
@@ -13,11 +13,11 @@ export const bulkCampaign: Rule = {
   name,
   code: 'policy_violation',
   summary: 'The same normalised body goes to at most N distinct recipients within the window (N and window per plan).',
-  check: ({ command, state, plan, digest, cache }) => {
+  check: ({ command, state, plan, digest }) => {
     if (!plan) return pass(name);
     const { maxDistinctRecipients, windowMs } = plan.bulk;
     const since = command.occurredAt - windowMs;
-    const distinct = otherRecipientsOf(state.recent, digest, since, command.recipient, cache) + 1;
+    const distinct = otherRecipientsOf(state.sends, digest, since, command.recipient) + 1;
     const details = { distinct_recipients: distinct, threshold: maxDistinctRecipients, window_ms: windowMs };
     return distinct <= maxDistinctRecipients
       ? pass(name, details)

@@ -35,8 +35,9 @@ describe('daily_limit (starter: 100 a day)', () => {
   });
 
   it('given an override granted after review, then the override wins over the plan', () => {
+    // 37 s apart: fewer than 100 first contacts in any hour, under Starter's first-contact cap.
     given([...activeCustomer(), override({ daily: 150 })])
-      .when(distinctSends(152, DAY_START + HOUR, 7_000))
+      .when(distinctSends(152, DAY_START + HOUR, 37_000))
       .then([...times(150, accepted()), ...times(2, rejected('daily_message_limit_exceeded'))])
       .withDetails({ limit: 150, override_granted_by: 'reviewer.bob' });
   });

@@ -1,3 +1,4 @@
+import { firstContactLimit, instanceNotRestricted } from '../guard/rules.ts';
 import type { Rule } from '../types.ts';
 import { activePlan } from './active-plan.ts';
 import { bulkCampaign } from './bulk-campaign.ts';
@@ -14,7 +15,7 @@ import { velocity } from './velocity.ts';
 /**
  * The fixed, documented evaluation order (docs/policy.md): account-level gates first (cheapest,
  * and the answer a customer can act on), then the recipient and instance, then quotas and
- * throttles, then the content checks. The first failure decides; the order is part of the policy.
+ * throttles (the number guard's first-contact caps after velocity), then the content checks. The first failure decides; the order is part of the policy.
  */
 export const RULES: readonly Rule[] = [
   moduleEnabled,
@@ -22,9 +23,11 @@ export const RULES: readonly Rule[] = [
   purposeAllowed,
   recipientNotSuppressed,
   instanceNotPaused,
+  instanceNotRestricted,
   dailyLimit,
   monthlyLimit,
   velocity,
+  firstContactLimit,
   contentPolicy,
   urlShortener,
   bulkCampaign,

@@ -1,4 +1,4 @@
-import { lastSendTo } from '../time/recent-sends.ts';
+import { lastSendTo } from '../time/send-memory.ts';
 import { bucketAt, msUntilToken } from '../time/token-bucket.ts';
 import type { Rule } from '../types.ts';
 import { fail, pass } from './verdict.ts';
@@ -19,7 +19,7 @@ export const velocity: Rule = {
     const limits = plan.velocity;
     const level = bucketAt(state.buckets[command.instanceId], command.occurredAt, limits);
     const bucketWait = msUntilToken(level, limits);
-    const last = lastSendTo(state.recent, command.instanceId, command.recipient, command.occurredAt - limits.recipientMinIntervalMs);
+    const last = lastSendTo(state.sends, command.instanceId, command.recipient, command.occurredAt - limits.recipientMinIntervalMs);
     const recipientWait = last === undefined ? 0 : Math.max(0, last + limits.recipientMinIntervalMs - command.occurredAt);
     if (bucketWait === 0 && recipientWait === 0) return pass(name, { tokens: level.tokens });
     const controls = [...(bucketWait > 0 ? ['instance_token_bucket'] : []), ...(recipientWait > 0 ? ['recipient_interval'] : [])];

@@ -2,7 +2,7 @@ import { describe, it } from 'vitest';
 import { activeCustomer, aSend, distinctSends, T0 } from '../testing/fixtures.ts';
 import { accepted, given, rejected, times } from '../testing/given-when-then.ts';
 
-// Starter: burst 10, refill 10 a minute (one token every 6 s), 3 s between sends to one recipient.
+// Starter: burst 10, refill 10 a minute (one token every 6 s), 6 s between sends to one recipient.
 describe('velocity', () => {
   it('given an idle instance, when 11 sends arrive at once, then the burst of 10 passes and the 11th is throttled', () => {
     // The bucket level after each accepted send is on its SendDecided: 9, 8, ..., 0.
@@ -32,11 +32,11 @@ describe('velocity', () => {
       .then([...times(20, rejected('message_purpose_not_allowed')), ...times(10, accepted())]);
   });
 
-  it('spaces sends to one recipient by the minimum interval (3 s)', () => {
+  it('spaces sends to one recipient by the minimum interval (6 s)', () => {
     const first = aSend({ occurredAt: T0, text: 'Your code is 111111' });
     const spec = given(activeCustomer());
-    spec.when([first, aSend({ occurredAt: T0 + 2_000, text: 'Your code is 222222' })]).then([accepted(), rejected('sending_throttled')]).withDetails({ control: 'recipient_interval', retry_after_ms: 1_000 });
-    spec.when([first, aSend({ occurredAt: T0 + 3_000, text: 'Your code is 222222' })]).then(times(2, accepted()));
+    spec.when([first, aSend({ occurredAt: T0 + 5_000, text: 'Your code is 222222' })]).then([accepted(), rejected('sending_throttled')]).withDetails({ control: 'recipient_interval', retry_after_ms: 1_000 });
+    spec.when([first, aSend({ occurredAt: T0 + 6_000, text: 'Your code is 222222' })]).then(times(2, accepted()));
     spec.when([first, aSend({ occurredAt: T0 + 1_000, instanceId: 'ins_2' })]).then(times(2, accepted()));
   });
 });

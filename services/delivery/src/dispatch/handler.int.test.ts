@@ -4,6 +4,7 @@ import { SecretBox } from '@gw/security';
 import { acceptedDecision, asEvents, useDeliveryFixture } from '../testing.ts';
 import { dispatchAccepted } from './handler.ts';
 import { InstanceDirectory } from './instance-directory.ts';
+import { InstanceLanes } from './send-lanes.ts';
 
 // The delivery stage's batch handler against real Postgres, the real registry and the simulator,
 // fed records as Kafka hands them over: copies of one decision, in one batch or across batches
@@ -13,7 +14,9 @@ const batch = { topic: 'policy-decisions', partition: 0, heartbeat: async () => 
 
 const handler = () => {
   const directory = new InstanceDirectory(suite.fixture.runtime.pool, new SecretBox(suite.fixture.isolation.env.GATEWAY_SECRET_KEY!));
-  return dispatchAccepted({ runtime: suite.fixture.runtime, directory, breakers: suite.breakers });
+  // Its own lanes: a second handler stands for a second process.
+  const lanes = new InstanceLanes(() => suite.fixture.runtime.config.delivery.pacing);
+  return dispatchAccepted({ runtime: suite.fixture.runtime, directory, breakers: suite.breakers, lanes });
 };
 
 async function outcomesIn(outputs: OutgoingRecord[]) {

@@ -9,23 +9,32 @@ import { claim, recordedOutcomes, recordOutcomes, type AttemptOutcome, type Deli
 import type { InstanceDirectory } from './instance-directory.ts';
 import { mapConcurrent } from './map-concurrent.ts';
 import { outcomeRecords, taskOf, toOutcome, withSendFacts, type SendTask } from './outcomes.ts';
+import { typingDelayMs } from './pacing.ts';
+import type { InstanceLanes } from './send-lanes.ts';
 
 export interface DispatchDeps {
   runtime: Runtime;
   directory: InstanceDirectory;
   breakers: ManagerBreakers;
+  /** One send at a time per instance, with a gap after each (shared by the stage and the resolver of a process). */
+  lanes: InstanceLanes;
   clock?: () => number;
 }
 
+/** While a batch waits for its paced sends, the group membership is kept alive this often (the session times out after 10 s). */
+const HEARTBEAT_EVERY_MS = 3_000;
+
 /**
- * One sendText call for a task through its instance's manager (and its breaker). `trace`: the
- * span the call belongs to (the decision's); the call is its client span, and the manager is
- * given its traceparent.
+ * One sendText call for a task through its instance's manager (and its breaker), shown as typing
+ * first for a time scaled to its text (pacing.ts; Evolution's `delay`, which the call's timeout
+ * waits out). `trace`: the span the call belongs to (the decision's); the call is its client
+ * span, and the manager is given its traceparent. The caller holds the instance's turn.
  */
 export async function sendThroughManager({ runtime, directory, breakers }: DispatchDeps, task: SendTask, trace?: TraceContext): Promise<SendTextResult> {
   const target = await directory.lookup(task.instanceId);
   if (!target) return { kind: 'failed', reason: 'manager_rejected', detail: 'the instance is no longer configured' };
-  return breakers.send({ ...target, phone: task.phone, text: task.text, timeoutMs: runtime.config.delivery.sendTimeoutMs, trace });
+  const typingMs = typingDelayMs(task.text, task.messageId, task.purpose, runtime.config.delivery.pacing);
+  return breakers.send({ ...target, phone: task.phone, text: task.text, typingMs, timeoutMs: runtime.config.delivery.sendTimeoutMs, trace });
 }
 
 type Accepted = { decision: SendDecided; trace?: TraceContext };
@@ -41,13 +50,16 @@ function acceptedOnce(events: Array<{ event: { payload: SendDecided }; trace?: T
 }
 
 /**
- * Sends every accepted decision of a batch through its instance, each message at most once.
- * Each message is claimed in Postgres right before it is sent (so the claim's time is the
- * attempt's start, which the resolver goes by), and its outcome recorded right after; concurrent
- * claims and records go out together in one statement each (group commit). A redelivered
- * decision re-emits the recorded outcome. One whose outcome is open (a send interrupted by a
- * crash, or answered ambiguously) is never sent blindly: the resolver (resolve/resolver.ts) asks
- * the manager.
+ * Sends every accepted decision of a batch through its instance, each message at most once,
+ * paced: one send at a time per instance in the instance's turn (send-lanes.ts), the instances
+ * of the batch side by side (up to DELIVERY_CONCURRENCY), so a busy instance holds up no other
+ * instance of the batch. Each message is claimed in Postgres in its turn, right before it is sent
+ * (so the claim's time is the attempt's start, which the resolver goes by), and its outcome
+ * recorded right after; concurrent claims and records go out together in one statement each
+ * (group commit). The outcomes go out with the batch (in its transaction with the offsets, with
+ * KAFKA_EXACTLY_ONCE=transactions). A redelivered decision re-emits the recorded outcome. One
+ * whose outcome is open (a send interrupted by a crash, or answered ambiguously) is never sent
+ * blindly: the resolver (resolve/resolver.ts) asks the manager.
  */
 export function dispatchAccepted(deps: DispatchDeps): StageHandler<'SendDecided'> {
   const { runtime, clock = Date.now } = deps;
@@ -66,6 +78,10 @@ export function dispatchAccepted(deps: DispatchDeps): StageHandler<'SendDecided'
 
   const sendOne = async ({ decision, trace }: Accepted): Promise<Step> => {
     const task = taskOf(decision, (await deps.directory.displayName(decision.instance_id)) ?? '');
+    return deps.lanes.turn(task.instanceId, task.messageId, () => sendInTurn(task, trace));
+  };
+
+  const sendInTurn = async (task: SendTask, trace?: TraceContext): Promise<Step> => {
     if (!(await claims.one(task))) return { kind: 'claimed elsewhere', task, outcome: null, trace };
     const result = await sendThroughManager(deps, task, trace);
     metrics.eventsProcessed.inc({ group, topic: 'send-decided', outcome: result.kind });
@@ -79,11 +95,25 @@ export function dispatchAccepted(deps: DispatchDeps): StageHandler<'SendDecided'
     return { kind: 'settled', task, outcome: recorded ? outcome : null, trace };
   };
 
-  return async (events) => {
+  return async (events, batch) => {
     const accepted = acceptedOnce(events);
     if (accepted.length === 0) return [];
-
-    const steps = await mapConcurrent(accepted, config.delivery.concurrency, sendOne);
+    // One worker per instance of the batch, each taking its instance's sends in order.
+    const byInstance = new Map<string, Accepted[]>();
+    for (const a of accepted) byInstance.set(a.decision.instance_id, [...(byInstance.get(a.decision.instance_id) ?? []), a]);
+    const heartbeat = setInterval(() => void batch?.heartbeat?.().catch(() => undefined), HEARTBEAT_EVERY_MS);
+    let perInstance: Step[][];
+    try {
+      perInstance = await mapConcurrent([...byInstance.values()], config.delivery.concurrency, async (sends) => {
+        const done: Step[] = [];
+        for (const send of sends) done.push(await sendOne(send));
+        return done;
+      });
+    } finally {
+      clearInterval(heartbeat);
+    }
+    const stepOf = new Map(perInstance.flat().map((step) => [step.task.messageId, step]));
+    const steps = accepted.map((a) => stepOf.get(a.decision.message_id)!);
     const outputs: OutgoingRecord[] = [];
     const redelivered = steps.flatMap((s) => (s.kind === 'claimed elsewhere' ? [s.task.messageId] : []));
     // Each outcome's records continue the trace of the decision they answer.

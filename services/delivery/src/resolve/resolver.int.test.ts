@@ -23,13 +23,13 @@ const SETTINGS: ResolverSettings = { everyMs: 1_000_000, afterMs: 2_000, ackDead
 const directory = () => new InstanceDirectory(suite.fixture.runtime.pool, new SecretBox(suite.fixture.isolation.env.GATEWAY_SECRET_KEY!));
 
 function resolver(settings: Partial<ResolverSettings> = {}) {
-  return new OpenSendResolver({ runtime: suite.fixture.runtime, directory: directory(), breakers: suite.breakers }, { ...SETTINGS, ...settings });
+  return new OpenSendResolver({ runtime: suite.fixture.runtime, directory: directory(), breakers: suite.breakers, lanes: suite.lanes }, { ...SETTINGS, ...settings });
 }
 
 /** Sends a decision through the delivery stage's handler (claim, sendText, record), as the stage does. */
 const dispatchNow = (n: number, text: string) => {
   const decision = acceptedDecision(suite.fixture, n, text);
-  return dispatchAccepted({ runtime: suite.fixture.runtime, directory: directory(), breakers: suite.breakers })(asEvents([decision]), {} as never).then(() => decision);
+  return dispatchAccepted({ runtime: suite.fixture.runtime, directory: directory(), breakers: suite.breakers, lanes: suite.lanes })(asEvents([decision]), {} as never).then(() => decision);
 };
 
 /** Makes the send due now, as if its attempt had started `agoMs` ago. */

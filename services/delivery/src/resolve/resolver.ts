@@ -6,6 +6,7 @@ import { sendThroughManager, type DispatchDeps } from '../dispatch/handler.ts';
 import type { InstanceDirectory } from '../dispatch/instance-directory.ts';
 import { mapConcurrent } from '../dispatch/map-concurrent.ts';
 import { dispatched, failed, outcomeRecords, toOutcome, type SendTask } from '../dispatch/outcomes.ts';
+import { longestCallMs } from '../dispatch/pacing.ts';
 import { attributedIds, backOff, holdUntil, startAttempt, takeDue, type OpenSend } from './open-sends.ts';
 import { StoreEvidenceCache } from './store-evidence.ts';
 
@@ -15,7 +16,7 @@ export const OUTCOME_UNKNOWN = 'outcome_unknown';
 export interface ResolverSettings {
   /** How often due sends are looked for. */
   everyMs: number;
-  /** An attempt is looked at once it is this old: past the send timeout, so no live call is still under way. */
+  /** An attempt is looked at once it is this old: past the send timeout and the longest typing delay, so no live call is still under way. */
   afterMs: number;
   /** A send still unresolved this long after its first claim is failed (no_ack), only when the manager could not be asked. */
   ackDeadlineMs: number;
@@ -76,7 +77,7 @@ export class OpenSendResolver {
   /** One round: every due open send, a few at a time. */
   async resolveDue(): Promise<void> {
     const { pool } = this.deps.runtime;
-    const hold = this.settings.lookupTimeoutMs + this.deps.runtime.config.delivery.sendTimeoutMs + 10_000;
+    const hold = this.settings.lookupTimeoutMs + longestCallMs(this.deps.runtime.config.delivery) + 10_000;
     for (;;) {
       const due = await takeDue(pool, this.settings.afterMs, hold, BATCH);
       if (due.length === 0) return;
@@ -102,7 +103,7 @@ export class OpenSendResolver {
       return;
     }
     if (lookup.kind === 'absent') {
-      const settledAt = send.attemptStartedMs + this.deps.runtime.config.delivery.sendTimeoutMs + this.settings.settleMs;
+      const settledAt = send.attemptStartedMs + longestCallMs(this.deps.runtime.config.delivery) + this.settings.settleMs;
       if (now < settledAt) {
         // A slow manager may still be carrying the attempt out: look again soon, and decide on an
         // absence only once the send would be stored.
@@ -175,7 +176,16 @@ export class OpenSendResolver {
     });
   }
 
+  /**
+   * Sends it again under a new attempt, paced like any send: in its instance's turn (the attempt
+   * starts in the turn, so its start is the call's), typed for the same time (derived from the
+   * message id). A second resolver that took the row meanwhile finds the attempt moved on.
+   */
   private async resend(send: OpenSend): Promise<void> {
+    await this.deps.lanes.turn(send.instanceId, send.messageId, () => this.resendInTurn(send));
+  }
+
+  private async resendInTurn(send: OpenSend): Promise<void> {
     const attempt = await startAttempt(this.deps.runtime.pool, send);
     if (attempt === null) return;
     const task = { ...send, attempt };

@@ -44,6 +44,7 @@ async function projections() {
       SELECT customer_id, recipient, action, source, reason, created_by, at, instance_id, inbound_message_id, linked_from
         FROM suppression_history ORDER BY customer_id, id`),
     quota_usage: await rows(sql.fragment`SELECT * FROM quota_usage ORDER BY customer_id, window_key`),
+    instance_guard: await rows(sql.fragment`SELECT * FROM instance_guard ORDER BY instance_id`),
   };
 }
 

@@ -14,6 +14,6 @@ export async function complianceDeps(config: GatewayConfig, pool?: Pool): Promis
     // Decoding needs no registration: schemas are fetched by the id in each record.
     codec: new EventCodec(config.schemaRegistryUrl, topics),
     topics,
-    connection: { kafkaBrokers: config.kafkaBrokers, groupPrefix: config.topicPrefix, schemaRegistryUrl: config.schemaRegistryUrl },
+    connection: { kafkaBrokers: config.kafkaBrokers, groupPrefix: config.topicPrefix, schemaRegistryUrl: config.schemaRegistryUrl, databaseUrl: config.databaseUrl },
   };
 }

@@ -1,7 +1,7 @@
 import { sql, z } from '@gw/db';
 import type { AnyEvent, SendDecided } from '@gw/events';
-import type { CustomerPolicyState } from '@gw/policy';
-import { applyPolicyBatch, GENESIS_HASH, insertEntries, ProjectionChanges } from '@gw/policy-log';
+import { createPolicy, type CustomerPolicyState } from '@gw/policy';
+import { applyPolicyBatch, GENESIS_HASH, insertEntries, instanceGuardRows, ProjectionChanges } from '@gw/policy-log';
 import { Count, digestOf, readDeadLetters, Replayer, replayFields, skippedPositions, type ComplianceDeps, type ProgressCallback } from '@gw/compliance';
 import type { PartitionRange } from '@gw/kafka';
 import { CliError } from '../action.ts';
@@ -37,7 +37,7 @@ export interface RebuildReport {
   elapsed_ms: number;
 }
 
-export const REBUILT_TABLES = ['policy_state', 'policy_offsets', 'policy_chain', 'policy_log', 'suppressions', 'suppression_history', 'quota_usage', 'policy_facts'] as const;
+export const REBUILT_TABLES = ['policy_state', 'policy_offsets', 'policy_chain', 'policy_log', 'suppressions', 'suppression_history', 'quota_usage', 'policy_facts', 'instance_guard'] as const;
 
 const total = (ends: Map<number, PartitionRange>) => [...ends.values()].reduce((n, r) => n + Number(r.end - r.low), 0);
 
@@ -80,6 +80,7 @@ export async function rebuildProjections(deps: ComplianceDeps, options: RebuildO
     );
   }
 
+  const policy = createPolicy();
   const decisionsTopic = topics.name('policyDecisions');
   const customerTopic = topics.name('customerEvents');
   const decisionEnds = await kafka.endOffsets(decisionsTopic);
@@ -90,7 +91,7 @@ export async function rebuildProjections(deps: ComplianceDeps, options: RebuildO
 
     // 1. policy_log from the decisions topic.
     const kept = new Map<number, string>(); // log_id → digest of the kept record
-    const decided = new Map<string, string>(); // command id → replay fields of its recorded decision
+    const decided = new Map<string, { replay: string; version: string }>(); // command id → replay fields of its recorded decision, and its policy version
     const heads = new Map<number, { log_id: number; entry_hash: string }>();
     let conflicts = 0;
     let decisionRecords = 0;
@@ -117,7 +118,7 @@ export async function rebuildProjections(deps: ComplianceDeps, options: RebuildO
             continue;
           }
           kept.set(entry.log_id, digest);
-          decided.set(entry.correlation_id, digestOf(replayFields(entry)));
+          decided.set(entry.correlation_id, { replay: digestOf(replayFields(entry)), version: entry.policy_version });
           const head = heads.get(entry.partition_chain);
           if (!head || entry.log_id > head.log_id) heads.set(entry.partition_chain, { log_id: entry.log_id, entry_hash: entry.entry_hash });
           if (entry.log_id > maxLogId) maxLogId = entry.log_id;
@@ -143,7 +144,9 @@ export async function rebuildProjections(deps: ComplianceDeps, options: RebuildO
       const expectedOffset = written.get(partition) ?? 0n;
       const nextOffset = next.get(partition) ?? 0n;
       if (nextOffset === expectedOffset) return;
-      await applyPolicyBatch(tx, { topic: customerTopic, partition, expectedOffset, nextOffset, expectedHead: GENESIS_HASH, head: GENESIS_HASH, lastLogId: null, entries: [], ...batch.toWrite() });
+      // instance_guard as the consumer writes it (services/policy run-batch.ts), in the same statement.
+      const instanceGuard = instanceGuardRows(batch.changes.touched, (customerId) => batch.states.get(customerId), policy);
+      await applyPolicyBatch(tx, { topic: customerTopic, partition, expectedOffset, nextOffset, expectedHead: GENESIS_HASH, head: GENESIS_HASH, lastLogId: null, entries: [], ...batch.toWrite(), instanceGuard });
       written.set(partition, nextOffset);
     };
     // Records the consumer dead-lettered and moved past are skipped here as there.
@@ -177,12 +180,13 @@ export async function rebuildProjections(deps: ComplianceDeps, options: RebuildO
             factsSeen.add(event.payload.event_id);
             batch.factIds.push(event.payload.event_id);
           }
-          const step = replayer.step(event, partition);
+          // A command is decided with the policy version its entry recorded (a log spans policy changes).
+          const step = replayer.step(event, partition, event.type === 'SendRequested' ? decided.get(event.payload.correlation_id)?.version : undefined);
           if (step.kind === 'error') throw new Error(`the engine failed on ${event.type} ${partition}@${record.offset}: ${step.error}`);
           if (step.kind !== 'folded' && step.kind !== 'decided') continue;
           batch.states.set(step.customerId, replayer.states.get(step.customerId)!);
           for (const folded of step.folded) batch.changes.add(folded);
-          if (step.kind === 'decided' && decided.get(step.expected.correlation_id) !== digestOf(replayFields(step.expected))) divergences++;
+          if (step.kind === 'decided' && decided.get(step.expected.correlation_id)?.replay !== digestOf(replayFields(step.expected))) divergences++;
         }
         await write(partition, batch);
         progress({ phase: 'customer events', done: customerEvents, total: customerTotal });

@@ -109,6 +109,18 @@ export async function resumeInstance(pool: Queryable, facts: FactLog, input: { i
   return { instance_id: input.instanceId, customer_id: customerId, paused: false, ...result };
 }
 
+/**
+ * Lifts the number guard's restriction on an instance after a review (issue 27): the
+ * RestrictionLifted fact, appended like InstanceResumed, so the engine lets it message new
+ * contacts again from the fact on (a replay decides the same).
+ */
+export async function liftRestriction(pool: Queryable, facts: FactLog, input: { instanceId: string; reason: string; by?: string }) {
+  if (!input.reason.trim()) throw new CliError('Lifting a restriction needs --reason (the outcome of the review).');
+  const customerId = await instanceOwner(pool, input.instanceId);
+  const result = await facts.append({ type: 'RestrictionLifted', customerId, at: Date.now(), instanceId: input.instanceId, by: operator(input.by), reason: input.reason });
+  return { instance_id: input.instanceId, customer_id: customerId, restricted: false, ...result };
+}
+
 /** Narrows the purposes a customer (or one of its instances) may send with; an empty list allows none. */
 export async function allowPurposes(pool: Queryable, facts: FactLog, input: { customerId: string; instanceId?: string; purposes: string[]; by?: string }) {
   await requireCustomer(pool, input.customerId);

@@ -76,8 +76,16 @@ export function registerMessageRoutes(app: FastifyInstance, ctx: SimContext): vo
       const onWhatsApp = fault?.mode !== 'unknown_number' && (isGroupJid(jid) || ctx.directory.exists(number));
       if (!onWhatsApp) throw badRequest({ exists: false, jid, number: jidUser(jid) });
 
-      // `delay` is the typing time Evolution waits before actually sending.
-      if (ctx.options.honourSendDelay && delay > 0) await sleep(delay, ctx.shutdown);
+      // `delay`: sendMessageWithTyping, after the onWhatsApp check, shows "composing" to the
+      // recipient for `delay` ms (in 20 s slices, presence renewed), then "paused", then sends;
+      // the route answers only after the send (2.3.7 whatsapp.baileys.service.ts 2306-2339,
+      // sendMessage.router.ts 54-63; the same at 2.3.6 and 2.4.0-rc2). A socket closed while it
+      // types fails the presence update or the send: BadRequestException(error.toString()), 400.
+      const typingMs = ctx.options.honourSendDelay && delay > 0 ? delay : 0;
+      if (typingMs > 0) {
+        await sleep(typingMs, ctx.shutdown);
+        if (instance.state !== 'open') throw badRequest('Error: Connection Closed');
+      }
 
       const now = new Date();
       const entry: LedgerEntry = {
@@ -87,6 +95,7 @@ export function registerMessageRoutes(app: FastifyInstance, ctx: SimContext): vo
         remote_jid: jid,
         text,
         received_at: now.toISOString(),
+        ...(typingMs > 0 ? { typing_ms: typingMs } : {}),
       };
       ctx.ledger.record(entry);
 

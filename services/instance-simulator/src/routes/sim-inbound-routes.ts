@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { requireGlobalKey, requireInstance } from '../auth.ts';
 import { badRequest, EvolutionError } from '../evolution-errors.ts';
-import { NO_RECONNECT_CODES } from '../evolution-events.ts';
+import { noReconnectCodes } from '../evolution-events.ts';
 import type { InboundContent } from '../sim-events.ts';
 import type { SimContext } from '../sim-context.ts';
 import { connectionStateView } from '../instance-views.ts';
@@ -154,8 +154,8 @@ export function registerSimInboundRoutes(app: FastifyInstance, ctx: SimContext):
 
   /**
    * WhatsApp drops the connection with a Baileys DisconnectReason (default 401 loggedOut).
-   * 401/403/402/406: Evolution gives up (status.instance, logout.instance, connection.update
-   * close). Any other code (428 connectionClosed, 408, 515...): Evolution reconnects at once,
+   * 401/403/402/406 (and 408 in 2.4.0-rc2): Evolution gives up (status.instance, logout.instance,
+   * connection.update close). Any other code (428 connectionClosed, 515...): Evolution reconnects,
    * posting connecting (200) and, after `reconnect_ms` (default 100), open, and no close.
    */
   app.post<InstanceRoute>('/sim/instances/:instanceName/disconnect', async (request) => {
@@ -169,7 +169,7 @@ export function registerSimInboundRoutes(app: FastifyInstance, ctx: SimContext):
     if (typeof reconnectMs !== 'number' || !Number.isInteger(reconnectMs) || reconnectMs < 0 || reconnectMs > 600_000) {
       throw badRequest('reconnect_ms must be an integer between 0 and 600000');
     }
-    if (NO_RECONNECT_CODES.includes(reason) || instance.state !== 'open') {
+    if (noReconnectCodes(ctx.options.evolutionVersion).includes(reason) || instance.state !== 'open') {
       ctx.store.disconnect(instance, reason);
       return connectionStateView(instance);
     }

@@ -84,7 +84,7 @@ export interface BatchWrite {
 /**
  * Writes a batch's result in one statement (applyPolicyBatch: policy_apply_batch, whose one
  * definition is libs/db/functions/policy_apply_batch.sql): offset, chain head, log entries, folded
- * fact ids, states, quota and suppressions, or nothing if the fence fails.
+ * fact ids, states, quota, suppressions and the instance_guard rows, or nothing if the fence fails.
  */
 export async function applyBatch(db: Queryable, write: BatchWrite): Promise<void> {
   const { result } = write;
@@ -101,5 +101,6 @@ export async function applyBatch(db: Queryable, write: BatchWrite): Promise<void
     quota: result.quota,
     suppressions: result.suppressions,
     factIds: result.factIds,
+    instanceGuard: result.instanceGuard,
   });
 }

@@ -28,7 +28,7 @@ beforeAll(async () => {
   pool = await createPool(isolation.databaseUrl, { maxConnections: 4 });
   topics = new Topics(isolation.topicPrefix, 6);
   codec = new EventCodec(isolation.env.SCHEMA_REGISTRY_URL!, topics);
-  await codec.init(['SendRequested', 'PolicyInputRecorded', 'SendDecided', 'PolicyEventEmitted']);
+  await codec.init(['SendRequested', 'PolicyInputRecorded', 'SendDecided', 'PolicyEventEmitted', 'GatewayEventEmitted']);
 }, 60_000);
 
 afterAll(async () => {
@@ -36,8 +36,8 @@ afterAll(async () => {
   await isolation?.cleanup();
 });
 
-function handler() {
-  const runtime = { codec, pool, topics, logger: createLogger('policy-test', 'warn'), metrics: createMetrics('policy-test', false) };
+function handler(metrics = createMetrics('policy-test', false)) {
+  const runtime = { codec, pool, topics, logger: createLogger('policy-test', 'warn'), metrics };
   return decideSends(runtime, { ...loadConfig().policy, policy: POLICY });
 }
 
@@ -213,3 +213,62 @@ describe('policy batch handler', () => {
   });
 });
 
+describe('the number guard in the policy consumer (issue 27)', () => {
+  const GuardRow = z.object({
+    customer_id: z.string(),
+    first_connected_ms: z.number().nullable(),
+    age_days: z.number().nullable(),
+    first_contacts_today: z.number(),
+    restricted_until_ms: z.number().nullable(),
+    restriction_signal: z.string().nullable(),
+    restriction_signals: z.number(),
+    updated_ms: z.number(),
+  });
+  const guardRow = (instanceId: string) =>
+    pool.maybeOne(sql.type(GuardRow)`
+      SELECT customer_id, (extract(epoch FROM first_connected_at) * 1000)::float8 AS first_connected_ms, age_days, first_contacts_today,
+             (extract(epoch FROM restricted_until) * 1000)::float8 AS restricted_until_ms, restriction_signal, restriction_signals,
+             (extract(epoch FROM updated_at) * 1000)::float8 AS updated_ms
+        FROM instance_guard WHERE instance_id = ${instanceId}`);
+
+  it('a restriction signal restricts the instance: InstanceRestricted published, the customer told by instance.connection_updated, instance_guard written, the metric counted', async () => {
+    const customer = `cus_${randomUUID().slice(0, 8)}`;
+    const instanceId = `ins_${randomUUID().slice(0, 8)}`;
+    await pool.query(sql.typeAlias('void')`INSERT INTO customers (id, name) VALUES (${customer}, 'Guard Co')`);
+    await pool.query(sql.typeAlias('void')`
+      INSERT INTO instances (id, customer_id, name, manager_url, manager_instance, manager_api_key_enc)
+      VALUES (${instanceId}, ${customer}, 'front desk', 'http://127.0.0.1:9', 'front-desk', 'unused')`);
+    const metrics = createMetrics('policy-test', false);
+    const run = handler(metrics);
+    const connectedAt = at - 3 * 86_400_000;
+    await feed(run, [...onboarding(customer), { type: 'InstanceConnected', customerId: customer, at, instanceId, firstConnectedAt: connectedAt } satisfies PolicyEvent].map(fact));
+    expect(await guardRow(instanceId)).toMatchObject({ customer_id: customer, first_connected_ms: connectedAt, age_days: 3, restricted_until_ms: null, restriction_signals: 0, updated_ms: at });
+
+    const signalAt = at + 60_000;
+    const signal: PolicyEvent = { type: 'RestrictionSignalled', customerId: customer, at: signalAt, instanceId, signal: 'send_error', code: null, until: null, messageId: 'msg_1', recipient: '+14155551001' };
+    const out = await feed(run, [fact(signal)]);
+    const decoded = await Promise.all(out.map((r) => codec.decode({ topic: r.topic, partition: PARTITION, offset: '0', key: r.key, value: r.value, headers: r.headers ?? {}, timestamp: '0' })));
+    const restricted = decoded.find((e) => e?.type === 'PolicyEventEmitted' && e.payload.input_type === 'InstanceRestricted');
+    expect(restricted).toBeDefined();
+    const until = (JSON.parse(restricted!.type === 'PolicyEventEmitted' ? restricted!.payload.payload : '{}') as { until: number }).until;
+    expect(until).toBeGreaterThan(signalAt);
+
+    const told = decoded.filter((e) => e?.type === 'GatewayEventEmitted');
+    expect(told).toHaveLength(1);
+    const record = told[0]!.type === 'GatewayEventEmitted' ? told[0]!.payload : null;
+    expect(record).toMatchObject({ customer_id: customer, instance_id: instanceId, event: 'instance.connection_updated' });
+    expect(JSON.parse(record!.payload)).toEqual({
+      event: 'instance.connection_updated',
+      instance_id: instanceId,
+      instance_name: 'front desk',
+      timestamp: new Date(signalAt).toISOString(),
+      connection_state: 'open',
+      restriction: 'restricted',
+      restricted_until: new Date(until).toISOString(),
+      restriction_signal: 'send_error',
+    });
+    expect(await guardRow(instanceId)).toMatchObject({ restricted_until_ms: until, restriction_signal: 'send_error', restriction_signals: 1, updated_ms: signalAt });
+    const counted = (await metrics.registry.getSingleMetric('gateway_instance_restrictions_total')!.get()).values;
+    expect(counted).toEqual([expect.objectContaining({ labels: { signal: 'send_error' }, value: 1 })]);
+  });
+});

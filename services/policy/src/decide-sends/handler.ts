@@ -1,10 +1,11 @@
 import type { OutgoingRecord } from '@gw/kafka';
-import { RecentSendsCache, type Policy } from '@gw/policy';
+import { RecentSendsCache, type InstanceRestricted, type Policy } from '@gw/policy';
 import { toFactRecord } from '@gw/policy-log';
 import type { Runtime, StageEvents, StageHandler } from '@gw/runtime';
 import { annotateSpan, ATTR_GATEWAY_ERROR_CODE, ATTR_GATEWAY_MESSAGE_ID, ATTR_GATEWAY_OUTCOME } from '@gw/tracing';
 import { applyBatch, COMMAND_DECIDED_BEFORE, FACT_FOLDED_BEFORE, FENCE_FAILED, findDecisions, findFoldedFacts, loadStates, lockAppliedOffset, lockChainHead, sqlStateOf } from './engine-store.ts';
 import { LogIdBlock } from './log-ids.ts';
+import { RestrictionNotices } from './restriction-notices.ts';
 import { PartitionContexts, type PartitionContext } from './partition-contexts.ts';
 import { freshCommands, runBatch, type BatchResult } from './run-batch.ts';
 
@@ -42,6 +43,7 @@ export function decideSends(runtime: Pick<Runtime, 'codec' | 'pool' | 'logger' |
   const logIds = new LogIdBlock(options.logIdBlock);
   // This process's cache of the bulk check: every partition it decides shares it.
   const cache = new RecentSendsCache();
+  const notices = new RestrictionNotices(metrics.registry);
 
   const fastPath = async (topic: string, partition: number, context: PartitionContext, decoded: Decoded, nextOffset: bigint): Promise<BatchResult> => {
     const missing = [...new Set(decoded.map(({ event }) => event.payload.customer_id))].filter((id) => !context.states.has(id));
@@ -113,6 +115,7 @@ export function decideSends(runtime: Pick<Runtime, 'codec' | 'pool' | 'logger' |
     // Each output continues the trace of the record it answers (its consumer span, see @gw/runtime).
     const traceAt = new Map(decoded.map(({ offset, trace }) => [offset, trace]));
     const encoded: OutgoingRecord[] = [];
+    const restricted: Array<{ event: InstanceRestricted; factEventId: string; correlationId: string; offset: bigint }> = [];
     for (const output of result.outputs) {
       const trace = traceAt.get(output.offset);
       if (output.type === 'SendDecided') {
@@ -124,9 +127,15 @@ export function decideSends(runtime: Pick<Runtime, 'codec' | 'pool' | 'logger' |
         // An automatic pause is worth a warning; a suppression carried over to a linked id's number is routine.
         const routine = output.event.type === 'RecipientSuppressed' || output.event.type === 'RecipientUnsuppressed';
         logger[routine ? 'info' : 'warn']({ customer_id: output.event.customerId, type: output.event.type }, 'policy engine emitted a fact');
-        encoded.push(await codec.encode('PolicyEventEmitted', toFactRecord(output.event, output.correlationId), trace));
+        const fact = toFactRecord(output.event, output.correlationId);
+        encoded.push(await codec.encode('PolicyEventEmitted', fact, trace));
+        if (output.event.type === 'InstanceRestricted') restricted.push({ event: output.event, factEventId: fact.event_id, correlationId: output.correlationId, offset: output.offset });
       }
     }
+    // A restriction is told to the customer (instance.connection_updated) and counted for the operator.
+    const told = await notices.customerEvents(pool, restricted);
+    for (const { record, source } of told.records) encoded.push(await codec.encode('GatewayEventEmitted', record, traceAt.get(source.offset)));
+    if (told.refused > 0) logger.warn({ refused: told.refused }, 'a restriction not valid as a customer event: the customer is not told by webhook');
     return encoded;
   };
 }

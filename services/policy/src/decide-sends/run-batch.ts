@@ -1,6 +1,6 @@
 import type { AnyEvent, SendDecided } from '@gw/events';
 import type { CustomerPolicyState, Policy, PolicyEvent, RecentSendsCache } from '@gw/policy';
-import { engineStep, entryHash, ProjectionChanges, toDecidedEvent, type SuppressionOp } from '@gw/policy-log';
+import { engineStep, entryHash, instanceGuardRows, ProjectionChanges, toDecidedEvent, type InstanceGuardRow, type SuppressionOp } from '@gw/policy-log';
 
 /** `offset`: the record the output answers (the handler gives the output that record's trace). */
 export type Output = ({ type: 'SendDecided'; payload: SendDecided } | { type: 'PolicyEventEmitted'; event: PolicyEvent; correlationId: string }) & { offset: bigint };
@@ -32,6 +32,8 @@ export interface BatchResult {
   states: Map<string, CustomerPolicyState>;
   quota: Map<string, { customerId: string; windowKey: string; used: number }>;
   suppressions: SuppressionOp[];
+  /** The number guard of every instance the batch touched, from the states after it (instance_guard). */
+  instanceGuard: InstanceGuardRow[];
   head: string;
   lastLogId: number | null;
   /** Event ids of the facts this batch folded. */
@@ -55,7 +57,7 @@ export function freshCommands(decoded: BatchInput['decoded'], recorded: Map<stri
  */
 export function runBatch(input: BatchInput): BatchResult {
   const projections = new ProjectionChanges();
-  const result: BatchResult = { outputs: [], entries: [], states: new Map(), quota: projections.quota, suppressions: projections.suppressions, head: input.head, lastLogId: null, factIds: [], outcomes: [] };
+  const result: BatchResult = { outputs: [], entries: [], states: new Map(), quota: projections.quota, suppressions: projections.suppressions, instanceGuard: [], head: input.head, lastLogId: null, factIds: [], outcomes: [] };
   const recorded = new Map(input.recorded);
   const foldedFacts = new Set(input.foldedFacts);
   let nextId = 0;
@@ -104,5 +106,6 @@ export function runBatch(input: BatchInput): BatchResult {
     }
     for (const emitted of step.emitted) result.outputs.push({ type: 'PolicyEventEmitted', event: emitted, correlationId: event.payload.correlation_id, offset });
   }
+  result.instanceGuard = instanceGuardRows(projections.touched, (customerId) => result.states.get(customerId), input.policy);
   return result;
 }
