@@ -25,9 +25,16 @@ export const RESTRICTION_SIGNALS = ['send_error', 'reachout_timelock', 'message_
 export type RestrictionSignal = (typeof RESTRICTION_SIGNALS)[number];
 
 /**
+ * Signals kept in the log but never acted on: a close 401 (`logged_out`) is also what the phone's
+ * "log out of this device", a re-pairing and the manager's own logout produce, so alone it says
+ * nothing about the number's standing (docs/decisions.md, "What counts as a signal").
+ */
+export const RECORDED_ONLY_SIGNALS: readonly RestrictionSignal[] = ['logged_out'];
+
+/**
  * The chat network warned the instance: a rejected send (`send_error`: Evolution drops the code),
  * a reach-out time lock (463) or message capping (475) where the manager gives the code, or a
- * ban-like disconnect (`banned`: close 403, `logged_out`: close 401). `until`: the end time the
+ * ban-like disconnect (`banned`: close 403; `logged_out`, close 401, is recorded only). `until`: the end time the
  * network gave, if any (epoch ms).
  */
 export interface RestrictionSignalled extends PolicyEventBase {

@@ -2,7 +2,7 @@ import type { PolicyEvent, SendDecided } from '../events.ts';
 import type { CustomerPolicyState } from '../state.ts';
 import { GUARD_RETENTION } from './config.ts';
 import { isFirstContact, learnedContactKey, sendContactKey, withContact } from './contacts.ts';
-import { RESTRICTION_SIGNALS, type RestrictionSignalled } from './events.ts';
+import { RECORDED_ONLY_SIGNALS, RESTRICTION_SIGNALS, type RestrictionSignalled } from './events.ts';
 import { emptyInstanceGuard, type InstanceGuard } from './state.ts';
 import { insertTime, keepAfter } from './windows.ts';
 
@@ -46,10 +46,15 @@ export function evolveGuard(state: CustomerPolicyState, event: PolicyEvent): Cus
 
 /**
  * A signal the guard can act on (react restricts only on these; evolve counts only these): it
- * names an instance and a known signal, and its end time, if any, is a number.
+ * names an instance and a known signal that is not recorded-only, and its end time, if any, is a number.
  */
 export function isReadableSignal(event: RestrictionSignalled): boolean {
-  return validInstance(event.instanceId) && (RESTRICTION_SIGNALS as readonly string[]).includes(event.signal) && (event.until === null || event.until === undefined || Number.isFinite(event.until));
+  return (
+    validInstance(event.instanceId) &&
+    (RESTRICTION_SIGNALS as readonly string[]).includes(event.signal) &&
+    !RECORDED_ONLY_SIGNALS.includes(event.signal) &&
+    (event.until === null || event.until === undefined || Number.isFinite(event.until))
+  );
 }
 
 /** An accepted send makes its recipient a contact; to a first contact it also counts in the rolling day. */

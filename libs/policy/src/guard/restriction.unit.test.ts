@@ -48,9 +48,16 @@ describe('instance_not_restricted', () => {
   it('a ban restricts and pauses at once: every send gets 423 until resumed; the pause is emitted once', () => {
     const { events, state } = given([...activeCustomer(), known()])
       .whenFact([signalled('banned', T0), signalled('logged_out', T0 + MINUTE)])
-      .then([restricted({ signal: 'banned', until: T0 + HOUR }), autoPaused({ reason: 'network_restriction' }), restricted({ signal: 'logged_out', signals: 2 })]).outcome;
+      .then([restricted({ signal: 'banned', until: T0 + HOUR }), autoPaused({ reason: 'network_restriction' })]).outcome;
     expect(state.paused[INSTANCE]).toMatchObject({ reason: 'network_restriction', by: 'auto' });
     given([...activeCustomer(), known(), signalled('banned', T0), ...events]).when(reply(T0 + 2 * MINUTE)).then([rejected('instance_paused_for_review')]).withDetails({ reason: 'network_restriction', paused_by: 'auto' });
+  });
+
+  it('a logout (close 401) is recorded only: no restriction, no count towards the pause, new contacts still go', () => {
+    given([...activeCustomer(), known()])
+      .whenFact([signalled('logged_out', T0), signalled('send_error', T0 + MINUTE), signalled('logged_out', T0 + 2 * MINUTE), signalled('send_error', T0 + 3 * MINUTE)])
+      .then([restricted({ signal: 'send_error', until: T0 + MINUTE + HOUR, signals: 1, at: T0 + MINUTE }), restricted({ signal: 'send_error', until: T0 + 3 * MINUTE + 6 * HOUR, signals: 2, at: T0 + 3 * MINUTE })]);
+    given([...activeCustomer(), known(), signalled('logged_out', T0)]).when(newContact(T0 + MINUTE)).then([accepted()]);
   });
 
   it('a RestrictionLifted lifts it and starts the count afresh; so does InstanceResumed', () => {
