@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { envelopeProblem, withoutBinaryFields } from '@gw/evolution';
 import { EXTERNAL_ID_MAX, mapInstanceEvent, matchKeyword, type MapContext } from './map-event.ts';
+import { endTime } from './restriction-signals.ts';
 
 const ctx: MapContext = { optOutKeywords: ['STOP', 'OPT OUT'], optInKeywords: ['START'], acceptedCalls: new Set() };
 const upsert = (remoteJid: string, text: string, extra: Record<string, unknown> = {}) => ({
@@ -184,6 +185,13 @@ describe('mapInstanceEvent', () => {
 });
 
 describe('restriction signals (the number guard, issue 27)', () => {
+  it('an end time is epoch seconds, ms or ISO, and never one a Date cannot hold (it is written as ISO downstream)', () => {
+    expect(endTime(1_800_000_000)).toBe(1_800_000_000_000);
+    expect(endTime('1800000000000')).toBe(1_800_000_000_000);
+    expect(endTime('2027-01-01T00:00:00Z')).toBe(Date.parse('2027-01-01T00:00:00Z'));
+    for (const bad of [1e300, 9e15, -5, Number.NaN, 'soon', '1'.repeat(50)]) expect(endTime(bad)).toBeNull();
+  });
+
   const update = (data: Record<string, unknown>) => ({ event: 'messages.update', date_time: '2026-02-01T10:00:00.000Z', data: { keyId: '3EB0AA', remoteJid: '14155552671@s.whatsapp.net', fromMe: true, status: 'ERROR', ...data } });
   const signals = (envelope: Record<string, unknown>) => mapInstanceEvent(envelope, ctx).restrictions;
 

@@ -55,11 +55,16 @@ export const signalOfClose = (statusReason: unknown): RestrictionSignal | null =
  * An end time as the tools write it: epoch seconds or ms (a number or digits, whatsmeow's
  * UnixString), or an ISO date (a JS Date through JSON). Null when absent or not a time.
  */
+/** The largest epoch ms a JS Date holds (ECMA-262 21.4.1.1). */
+const MAX_DATE_MS = 8.64e15;
+
 export function endTime(value: unknown): number | null {
   if (typeof value === 'number' || (typeof value === 'string' && /^\d{9,13}$/.test(value))) {
     const n = Number(value);
     if (!Number.isFinite(n) || n <= 0) return null;
-    return n < 1e12 ? n * 1000 : n;
+    const ms = n < 1e12 ? n * 1000 : n;
+    // Beyond what a Date can hold the time could not be written as ISO anywhere downstream.
+    return ms <= MAX_DATE_MS ? ms : null;
   }
   if (typeof value === 'string' && value.length <= 40 && /^\d{4}-\d{2}-\d{2}T/.test(value)) {
     const at = Date.parse(value);

@@ -46,14 +46,14 @@ export function evolveGuard(state: CustomerPolicyState, event: PolicyEvent): Cus
 
 /**
  * A signal the guard can act on (react restricts only on these; evolve counts only these): it
- * names an instance and a known signal that is not recorded-only, and its end time, if any, is a number.
+ * names an instance and a known signal that is not recorded-only, and its end time, if any, is a time a Date can hold (it is written as ISO in details and webhooks).
  */
 export function isReadableSignal(event: RestrictionSignalled): boolean {
   return (
     validInstance(event.instanceId) &&
     (RESTRICTION_SIGNALS as readonly string[]).includes(event.signal) &&
     !RECORDED_ONLY_SIGNALS.includes(event.signal) &&
-    (event.until === null || event.until === undefined || Number.isFinite(event.until))
+    (event.until === null || event.until === undefined || (Number.isFinite(event.until) && Math.abs(event.until) <= 8.64e15))
   );
 }
 

@@ -72,10 +72,10 @@ describe('instance_not_restricted', () => {
     }
   });
 
-  it('an unreadable signal (no instance, unknown kind, a non-numeric end) changes nothing', () => {
+  it('an unreadable signal (no instance, unknown kind, a non-numeric end or one no Date holds) changes nothing', () => {
     const base = signalled('send_error', T0) as PolicyEvent & Record<string, unknown>;
     const spec = given(activeCustomer());
-    for (const bad of [{ ...base, instanceId: '' }, { ...base, signal: 'weird' }, { ...base, until: 'soon' }] as PolicyEvent[]) {
+    for (const bad of [{ ...base, instanceId: '' }, { ...base, signal: 'weird' }, { ...base, until: 'soon' }, { ...base, until: 1e300 }] as PolicyEvent[]) {
       expect(spec.whenFact(bad).then([]).outcome.state.guard).toEqual(spec.state.guard);
     }
   });
