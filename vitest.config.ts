@@ -1,9 +1,14 @@
 import { defineConfig } from 'vitest/config';
+import LongFilesFirst from './test/support/long-files-first.ts';
 
 // Three tiers by file suffix. Unit tests need nothing; int and e2e tests run against the real
-// Kafka broker, schema registry and Postgres that `make test` starts (never mocks). They run one file at a time (--no-file-parallelism in the Makefile).
+// Kafka broker, schema registry and Postgres that `make test` starts (never mocks). Every int and
+// e2e file has its own database, topic prefix and ports, so scripts/test.sh runs two at a time
+// (the machine's two cores; most of a file's time is spent waiting on Kafka, the manager's
+// simulator and timers), the longest first.
 export default defineConfig({
   test: {
+    sequence: { sequencer: LongFilesFirst },
     projects: [
       {
         test: {

@@ -40,8 +40,9 @@ if ! bash deploy/local/infra.sh status >/dev/null 2>&1; then
   bash deploy/local/infra.sh start all
 fi
 
-run_tier int --no-file-parallelism || status=$?
-run_tier e2e --no-file-parallelism || status=$?
+# Two files at a time: each has its own database, topics and ports (vitest.config.ts).
+run_tier int --maxWorkers=2 --minWorkers=1 || status=$?
+run_tier e2e --maxWorkers=2 --minWorkers=1 || status=$?
 
 # The bench's smoke: every `make bench` part for a few seconds with tiny sizes (bench/run.ts,
 # BENCH_SMOKE), so a bench that no longer runs fails here the day it breaks. Its figures mean nothing.

@@ -2,7 +2,7 @@
 // runs, so a re-run of the decider can be compared with what the log recorded.
 import { createHash } from 'node:crypto';
 import type { AnyEvent, SendDecided, SendRequested } from '@gw/events';
-import { createPolicy, initialPolicyState, policyForVersion, RecentSendsCache, type CustomerPolicyState, type Policy, type PolicyDecision, type PolicyEvent } from '@gw/policy';
+import { createPolicy, initialPolicyState, policyForVersion, type CustomerPolicyState, type Policy, type PolicyDecision, type PolicyEvent } from '@gw/policy';
 import { canonicalJson, chainedFields, engineStep, toDecidedEvent } from '@gw/policy-log';
 
 export type ReplayStep =
@@ -35,7 +35,6 @@ export class Replayer {
   private readonly decided = new Set<string>();
   /** Event ids of the facts folded: the consumer folds a copy of a fact (same id) once. */
   readonly foldedFacts = new Set<string>();
-  private readonly cache = new RecentSendsCache();
 
   /** Per partition, the policy of the last recorded version seen there: what the consumer ran then, for the facts between decisions too. */
   private readonly eras = new Map<number, Policy>();
@@ -70,7 +69,7 @@ export class Replayer {
     }
     let step;
     try {
-      step = engineStep(event, state, policy, this.cache);
+      step = engineStep(event, state, policy);
     } catch (error) {
       // The consumer would not have folded it either (it is dead-lettered); the state is kept.
       return { kind: 'error', customerId, correlationId: event.payload.correlation_id, error: (error as Error).message };

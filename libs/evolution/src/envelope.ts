@@ -2,7 +2,7 @@
 // and again before it is mapped (the instance-events stage, for records written before the checks
 // existed). A failing envelope is recorded as rejected with its reason and never mapped.
 import { findUnsafeText } from '@gw/contract';
-import { parseJid } from './jid.ts';
+import { parseJid, type JidParseCache } from './jid.ts';
 
 /** The longest text a manager may send us in any field (a WhatsApp text is at most 65,536). */
 export const MANAGER_TEXT_MAX = 65_536;
@@ -77,9 +77,10 @@ export function withoutBinaryFields<T>(value: T, depth = 0): T {
 
 /**
  * Why the envelope is refused, or null when it may be recorded and mapped. The reason names the
- * field and the rule, never the value (it may be a phone number or a message).
+ * field and the rule, never the value (it may be a phone number or a message). `jids`: the
+ * caller's cache of parsed numbers (the same answer without it).
  */
-export function envelopeProblem(envelope: unknown): string | null {
+export function envelopeProblem(envelope: unknown, jids?: JidParseCache): string | null {
   if (typeof envelope !== 'object' || envelope === null || Array.isArray(envelope)) return 'the envelope is not a JSON object';
   const { event } = envelope as Json;
   if (typeof event !== 'string' || !/^[A-Za-z0-9._-]{1,64}$/.test(event)) return 'event is not an event name';
@@ -98,7 +99,7 @@ export function envelopeProblem(envelope: unknown): string | null {
         if (required) return `${where} is missing`;
         continue;
       }
-      if (!parseJid(value)) return `${where} is not a well-formed JID`;
+      if (!parseJid(value, jids)) return `${where} is not a well-formed JID`;
     }
   }
   return null;

@@ -14,7 +14,7 @@
 //   the manager replaces a lid `from` with the phone only when a call reply message is configured
 //   (~l.1735 in 2.3.6); newer Baileys add callerPn.
 // So the order of the fields says nothing: each candidate is classified by its own form.
-import { parseJid } from './jid.ts';
+import { parseJid, type JidParseCache } from './jid.ts';
 
 export interface Identity {
   /** E.164, when some candidate was a phone JID. */
@@ -29,11 +29,14 @@ export function canonicalLid(value: unknown): string | undefined {
   return jid?.kind === 'lid' ? jid.id.replace(/:\d+@/, '@') : undefined;
 }
 
-/** The phone and the linked id among candidate JIDs (the first of each kind wins); anything else is ignored. */
-export function identityOf(...candidates: unknown[]): Identity {
+/**
+ * The phone and the linked id among candidate JIDs (the first of each kind wins); anything else is
+ * ignored. `jids`: the caller's cache of parsed numbers (the same answer without it).
+ */
+export function identityOf(candidates: readonly unknown[], jids?: JidParseCache): Identity {
   const identity: Identity = {};
   for (const candidate of candidates) {
-    const jid = parseJid(candidate);
+    const jid = parseJid(candidate, jids);
     if (jid?.kind === 'user') identity.phone ??= jid.phone;
     else if (jid?.kind === 'lid') identity.lid ??= canonicalLid(candidate);
   }

@@ -18,7 +18,7 @@ export {
   type Pairing,
 } from './instances.ts';
 export { callManager, isLicenseRequired, onManagerLicenseRequired } from './http.ts';
-export { parseJid, phoneOfJid, type Jid } from './jid.ts';
+export { JidParseCache, parseJid, phoneOfJid, type Jid } from './jid.ts';
 export { envelopeProblem, eventName, MANAGER_TEXT_MAX, withoutBinaryFields } from './envelope.ts';
 export { canonicalLid, identityOf, isCanonicalLid, type Identity } from './identity.ts';
 export {

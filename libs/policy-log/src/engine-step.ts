@@ -1,5 +1,5 @@
 import type { AnyEvent } from '@gw/events';
-import { handle, handleCommand, type CustomerPolicyState, type Policy, type PolicyDecision, type PolicyEvent, type PolicyEventType, type RecentSendsCache } from '@gw/policy';
+import { handle, handleCommand, type CustomerPolicyState, type Policy, type PolicyDecision, type PolicyEvent, type PolicyEventType } from '@gw/policy';
 import { fromFactRecord } from './facts.ts';
 import { toSendCommand } from './decided-event.ts';
 
@@ -36,14 +36,13 @@ const FOLDED_FACTS: Record<PolicyEventType, true> = {
 /**
  * One record of a customer's stream through the engine: a send is decided and its events folded;
  * a policy fact is folded and reacted to. The policy consumer and the compliance replay both use
- * this, so a replay of the log runs exactly the code that made the decisions. `cache` is the
- * caller's (RecentSendsCache): it spares work and changes no decision. A fact of a type this
- * engine does not know (a newer producer's) is ignored, by the consumer and the replay alike,
- * rather than stopping the partition.
+ * this, so a replay of the log runs exactly the code that made the decisions. A fact of a type
+ * this engine does not know (a newer producer's) is ignored, by the consumer and the replay
+ * alike, rather than stopping the partition.
  */
-export function engineStep(event: AnyEvent, state: CustomerPolicyState, policy: Policy, cache?: RecentSendsCache): StepResult {
+export function engineStep(event: AnyEvent, state: CustomerPolicyState, policy: Policy): StepResult {
   if (event.type === 'SendRequested') {
-    const handled = handleCommand(toSendCommand(event.payload), state, policy, cache);
+    const handled = handleCommand(toSendCommand(event.payload), state, policy);
     // events[0] is the SendDecided fact; anything after it (an automatic pause) is published too.
     return { kind: 'decided', state: handled.state, decision: handled.decision, emitted: handled.events.slice(1), folded: handled.events };
   }

@@ -6,7 +6,6 @@ import { effectivePlan } from './limits.ts';
 import type { Policy } from './policy.ts';
 import type { CustomerPolicyState } from './state.ts';
 import { quotaWindows } from './time/quota-windows.ts';
-import type { RecentSendsCache } from './time/recent-sends-cache.ts';
 import { bucketAt, takeToken } from './time/token-bucket.ts';
 import type { PolicyDecision, RuleContext, SendCommand } from './types.ts';
 
@@ -24,9 +23,8 @@ export class PolicyInputError extends Error {
 /**
  * Pure: decides one send from the customer's folded state. The clock is the command's own
  * occurredAt, so deciding the same command on the same state gives the same answer at any time.
- * `_cache` is ignored (RecentSendsCache is deprecated: the state answers the bulk check itself).
  */
-export function decide(command: SendCommand, state: CustomerPolicyState, policy: Policy, _cache?: RecentSendsCache): DecideResult {
+export function decide(command: SendCommand, state: CustomerPolicyState, policy: Policy): DecideResult {
   if (command.customerId !== state.customerId) {
     throw new PolicyInputError(`command of customer ${command.customerId} decided on the state of ${state.customerId}`);
   }

@@ -25,7 +25,6 @@ export {
 export { replay, run, type PolicyInput, type RunResult } from './replay.ts';
 export { initialPolicyState, upgradeState, STATE_VERSION, type CustomerPolicyState, type QualityBucket, type IdentityLinks, type SuppressionEntry } from './state.ts';
 export type { SendMemory, RememberedSend } from './time/send-memory.ts';
-export { RecentSendsCache } from './time/recent-sends-cache.ts';
 export { RULES } from './rules/index.ts';
 export { evaluateRules } from './evaluate-rules.ts';
 export { describeRules, type RuleDescription } from './describe-rules.ts';

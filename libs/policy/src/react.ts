@@ -6,7 +6,6 @@ import { carryOverSuppressions } from './linked-suppressions.ts';
 import type { Policy } from './policy.ts';
 import { autoPauseCheck } from './quality/auto-pause.ts';
 import type { CustomerPolicyState } from './state.ts';
-import type { RecentSendsCache } from './time/recent-sends-cache.ts';
 import type { SendCommand } from './types.ts';
 
 /**
@@ -49,7 +48,7 @@ export function handle(state: CustomerPolicyState, event: PolicyEvent, policy: P
  * A send through the engine: decided, its SendDecided folded and reacted to. `events` is
  * everything to append, in order: the SendDecided, then an automatic pause it tipped over.
  */
-export function handleCommand(command: SendCommand, state: CustomerPolicyState, policy: Policy, _cache?: RecentSendsCache): { decision: DecideResult['decision']; events: PolicyEvent[]; state: CustomerPolicyState } {
+export function handleCommand(command: SendCommand, state: CustomerPolicyState, policy: Policy): { decision: DecideResult['decision']; events: PolicyEvent[]; state: CustomerPolicyState } {
   const { decision, events: [decided] } = decide(command, state, policy);
   const handled = handle(state, decided, policy);
   return { decision, events: [decided, ...handled.emitted], state: handled.state };

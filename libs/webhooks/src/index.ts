@@ -44,6 +44,7 @@ export {
   type GroupMessageReceivedEvent,
   type GroupUpdatedEvent,
 } from './events.ts';
+export { buildCustomerEvent, type CustomerEventOrigin, type BuiltCustomerEvent } from './customer-event.ts';
 export {
   WEBHOOK_HEADERS,
   SIGNATURE_PREFIX,

@@ -1,7 +1,7 @@
 import { derivedEventId, type DeliveryFailed, type MessageDispatched } from '@gw/events';
 import type { OutgoingRecord } from '@gw/kafka';
 import type { Runtime, StageHandler } from '@gw/runtime';
-import { buildCustomerEvent } from './customer-event.ts';
+import { buildCustomerEvent } from '@gw/webhooks';
 import { recordSendFacts, sendFactsOf, type SendFacts } from './store.ts';
 
 const derivedId = (sourceEventId: string) => derivedEventId(sourceEventId, 'gateway-event');

@@ -2,12 +2,12 @@ import { createHash } from 'node:crypto';
 import { sql } from '@gw/db';
 import type { InstanceEventReceived, PolicyFactRecord } from '@gw/events';
 import type { OutgoingRecord } from '@gw/kafka';
-import { envelopeProblem, withoutBinaryFields } from '@gw/evolution';
+import { envelopeProblem, JidParseCache, withoutBinaryFields } from '@gw/evolution';
 import { maskPhone } from '@gw/observability';
 import type { PolicyEvent } from '@gw/policy';
 import { toFactRecord } from '@gw/policy-log';
 import type { Runtime, StageHandler } from '@gw/runtime';
-import { buildCustomerEvent } from './customer-event.ts';
+import { buildCustomerEvent } from '@gw/webhooks';
 import { guardFacts } from './guard-facts.ts';
 import { mapInstanceEvent, type GatewayEvent, type Mapped } from './map-event.ts';
 import { acceptedCalls, recordCalls, saveConnection, saveInbound, saveLidLinks, saveReceipts, sentMessage, type SendFacts } from './store.ts';
@@ -39,6 +39,9 @@ function linkFact(received: InstanceEventReceived, link: Mapped['links'][number]
 export function handleInstanceEvents(runtime: Runtime): StageHandler<'InstanceEventReceived'> {
   const { codec, pool, logger, metrics, config } = runtime;
   const group = runtime.topics.group('instance-events');
+  // This stage's numbers parsed from JIDs: a recipient comes back in every status of a send and
+  // every message of a conversation, and is checked, then mapped, in each.
+  const jids = new JidParseCache();
   /**
    * A manager's ERROR report names only the provider id: the message.failed names our message, its
    * recipient and purpose from this stage's own projection of our sends. Null: not a message we
@@ -67,7 +70,7 @@ export function handleInstanceEvents(runtime: Runtime): StageHandler<'InstanceEv
       } catch {
         envelope = {};
       }
-      const problem = received.payload.trim().startsWith('{') ? envelopeProblem(envelope) : 'the envelope is not a JSON object';
+      const problem = received.payload.trim().startsWith('{') ? envelopeProblem(envelope, jids) : 'the envelope is not a JSON object';
       if (problem) {
         await pool.query(sql.typeAlias('void')`
           SELECT FROM record_instance_event_rejection(${received.instance_id}, ${received.digest}, ${received.event.slice(0, 64)}, ${problem}, 'instance-events')`);
@@ -76,7 +79,7 @@ export function handleInstanceEvents(runtime: Runtime): StageHandler<'InstanceEv
         continue;
       }
       const calls = received.event === 'call' ? await acceptedCalls(pool, received.instance_id, envelope.data) : new Set<string>();
-      const mapped = mapInstanceEvent(envelope, { optOutKeywords: config.instanceEvents.optOutKeywords, optInKeywords: config.instanceEvents.optInKeywords, acceptedCalls: calls });
+      const mapped = mapInstanceEvent(envelope, { optOutKeywords: config.instanceEvents.optOutKeywords, optInKeywords: config.instanceEvents.optInKeywords, acceptedCalls: calls, jids });
 
       if (mapped.connection) await saveConnection(pool, received.instance_id, mapped.connection, received.occurred_at);
       await saveLidLinks(pool, received.instance_id, mapped.links, received.occurred_at);

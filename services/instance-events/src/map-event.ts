@@ -1,4 +1,4 @@
-import { identityOf, parseJid, phoneOfJid, type Identity } from '@gw/evolution';
+import { identityOf, parseJid, phoneOfJid, type Identity, type JidParseCache } from '@gw/evolution';
 import type { WebhookEventInput, WebhookEventName } from '@gw/webhooks';
 import { endTime, restrictionCode, signalOfClose, signalOfCode, type RestrictionReport } from './restriction-signals.ts';
 
@@ -67,6 +67,8 @@ export interface MapContext {
   optInKeywords: string[];
   /** Ids of the calls known to have been accepted (a terminate of one is not missed). */
   acceptedCalls: ReadonlySet<string>;
+  /** The stage's cache of parsed JID numbers (the same mapping without it). */
+  jids?: JidParseCache;
 }
 
 type Json = Record<string, unknown>;
@@ -170,9 +172,9 @@ export function mapInstanceEvent(envelope: Json, ctx: MapContext): Mapped {
     case 'messages.upsert': {
       for (const item of asList(data)) {
         const key = asObject(item.key);
-        const chat = parseJid(str(key.remoteJid));
+        const chat = parseJid(str(key.remoteJid), ctx.jids);
         if (chat?.kind === 'group') {
-          const who = identityOf(key.participant, key.participantAlt, key.participantPn, key.participantLid);
+          const who = identityOf([key.participant, key.participantAlt, key.participantPn, key.participantLid], ctx.jids);
           link(who);
           if (key.fromMe === true) continue;
           const text = messageText(asObject(item.message));
@@ -185,7 +187,7 @@ export function mapInstanceEvent(envelope: Json, ctx: MapContext): Mapped {
         // A direct chat is a phone JID or a linked id (@lid); broadcasts and newsletters are no sender.
         if (chat?.kind !== 'user' && chat?.kind !== 'lid') continue;
         // The phone and the lid, wherever this version put them (libs/evolution/src/identity.ts).
-        const who = identityOf(key.remoteJid, key.remoteJidAlt, key.senderPn, key.senderLid);
+        const who = identityOf([key.remoteJid, key.remoteJidAlt, key.senderPn, key.senderLid], ctx.jids);
         link(who);
         if (key.fromMe === true) continue;
         // The phone when the manager knows it, else the lid: a lid-only sender is kept (and can opt out).
@@ -211,7 +213,7 @@ export function mapInstanceEvent(envelope: Json, ctx: MapContext): Mapped {
     case 'messages.update': {
       for (const item of asList(data)) {
         const key = asObject(item.key);
-        const who = identityOf(item.remoteJid, key.remoteJid, item.remoteJidAlt, key.remoteJidAlt);
+        const who = identityOf([item.remoteJid, key.remoteJid, item.remoteJidAlt, key.remoteJidAlt], ctx.jids);
         // Only a message we sent has a delivery report: Evolution also posts READ (and DELETED)
         // updates of messages the business's own phone received and read (fromMe false;
         // whatsapp.baileys.service.ts messages.update, l.1428-1551 in 2.3.6; evolution-api issue #2010).
@@ -285,7 +287,7 @@ export function mapInstanceEvent(envelope: Json, ctx: MapContext): Mapped {
         if (!id || !status) continue;
         // Baileys WACallEvent: `from` the caller, `chatId` the chat, either may be a lid; callerPn
         // in newer Baileys; Evolution swaps a lid `from` for the phone only when it replies to calls.
-        const who = identityOf(call.from, call.callerPn, call.chatId);
+        const who = identityOf([call.from, call.callerPn, call.chatId], ctx.jids);
         link(who);
         out.calls.push({ id, status });
         const fields = { from: who.phone ?? who.lid, from_lid: who.lid, call_status: status };

@@ -5,7 +5,7 @@ import { ApiError } from '@gw/contract';
 import { sql, z, type Pool, type Queryable } from '@gw/db';
 import { newEventId, type EventCodec } from '@gw/events';
 import { DEFAULT_INSTANCE_EVENT_BODY_LIMIT_BYTES, DEFAULT_INSTANCE_EVENT_RATE } from '@gw/config';
-import { envelopeProblem, withoutBinaryFields } from '@gw/evolution';
+import { envelopeProblem, JidParseCache, withoutBinaryFields } from '@gw/evolution';
 import type { KafkaClient } from '@gw/kafka';
 import { secretMatches } from '@gw/security';
 import { InstanceEventRateLimit } from './rate-limit.ts';
@@ -103,6 +103,8 @@ export async function instanceEventsRoutes(app: FastifyInstance, deps: InstanceE
   const pathTokens = deps.pathTokens ?? 'accept';
   /** Instances seen posting with the token in the path: warned about once each (per process). */
   const warnedPathToken = new Set<string>();
+  /** The numbers parsed from JIDs checked here: a recipient comes back in every status report of a send. */
+  const jids = new JidParseCache();
 
   /**
    * The token the request presents: the Authorization header's when there is one (then the path
@@ -153,7 +155,7 @@ export async function instanceEventsRoutes(app: FastifyInstance, deps: InstanceE
     // Of the bytes as posted: a manager's retry resends the same body (webhook.controller.ts retryWebhookRequest).
     const digest = createHash('sha256').update(raw).digest('hex');
     // Refused before it reaches Kafka, and recorded with its reason (Evolution does not retry a 400).
-    const problem = envelopeProblem(recorded);
+    const problem = envelopeProblem(recorded, jids);
     if (problem) {
       const event = /^[A-Za-z0-9._-]{1,64}$/.test(recorded.event) ? recorded.event : '(invalid)';
       // In FROM: the void function's row then has no column, as a statement's result should.

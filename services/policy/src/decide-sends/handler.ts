@@ -1,5 +1,5 @@
 import type { OutgoingRecord } from '@gw/kafka';
-import { RecentSendsCache, type InstanceRestricted, type Policy } from '@gw/policy';
+import type { InstanceRestricted, Policy } from '@gw/policy';
 import { toFactRecord } from '@gw/policy-log';
 import type { Runtime, StageEvents, StageHandler } from '@gw/runtime';
 import { annotateSpan, ATTR_GATEWAY_ERROR_CODE, ATTR_GATEWAY_MESSAGE_ID, ATTR_GATEWAY_OUTCOME } from '@gw/tracing';
@@ -41,8 +41,6 @@ export function decideSends(runtime: Pick<Runtime, 'codec' | 'pool' | 'logger' |
   const group = runtime.topics.group('policy');
   const contexts = new PartitionContexts(options.statesPerPartition);
   const logIds = new LogIdBlock(options.logIdBlock);
-  // This process's cache of the bulk check: every partition it decides shares it.
-  const cache = new RecentSendsCache();
   const notices = new RestrictionNotices(metrics.registry);
 
   const fastPath = async (topic: string, partition: number, context: PartitionContext, decoded: Decoded, nextOffset: bigint): Promise<BatchResult> => {
@@ -52,7 +50,6 @@ export function decideSends(runtime: Pick<Runtime, 'codec' | 'pool' | 'logger' |
     const ids = await logIds.take(pool, freshCommands(decoded, noneRecorded), context.lastLogId);
     const result = runBatch({
       policy: options.policy,
-      cache,
       decoded,
       partition,
       applied: context.applied,
@@ -77,7 +74,7 @@ export function decideSends(runtime: Pick<Runtime, 'codec' | 'pool' | 'logger' |
       const foldedFacts = await findFoldedFacts(tx, decoded.flatMap(({ event }) => (event.type === 'PolicyInputRecorded' ? [event.payload.event_id] : [])));
       const states = await loadStates(tx, [...new Set(decoded.map(({ event }) => event.payload.customer_id))]);
       const ids = await logIds.take(tx, freshCommands(decoded, recorded), chain.lastLogId);
-      const result = runBatch({ policy: options.policy, cache, decoded, partition, applied, head: chain.head, recorded, foldedFacts, logIds: ids, stateOf: (id) => states.get(id)! });
+      const result = runBatch({ policy: options.policy, decoded, partition, applied, head: chain.head, recorded, foldedFacts, logIds: ids, stateOf: (id) => states.get(id)! });
       const nextOffset = lastOffset + 1n > applied ? lastOffset + 1n : applied;
       await applyBatch(tx, { topic, partition, expectedOffset: applied, nextOffset, expectedHead: chain.head, result });
       // Remembered as written; a failed commit throws past this and the context is dropped below.

@@ -2,7 +2,7 @@ import { Counter, type Registry } from 'prom-client';
 import { sql, z, type Queryable } from '@gw/db';
 import { derivedEventId, type GatewayEventEmitted } from '@gw/events';
 import type { InstanceRestricted } from '@gw/policy';
-import { buildWebhookEvent, WebhookPayloadError } from '@gw/webhooks';
+import { buildCustomerEvent } from '@gw/webhooks';
 
 const InstanceName = z.object({ id: z.string(), name: z.string() });
 
@@ -12,7 +12,8 @@ const connectionStateOf = (signal: InstanceRestricted['signal']): string => (sig
 /**
  * Tells the customer and the operator that the engine put an instance under restriction (issue 27):
  * an `instance.connection_updated` customer event with the restriction's fields (docs/decisions.md,
- * "The number guard tells the customer"), built by the contract's builder, and
+ * "The number guard tells the customer"), built by the one customer-event builder
+ * (buildCustomerEvent, libs/webhooks, as the ingest's events are), and
  * gateway_instance_restrictions_total{signal} (the InstanceRestricted alert). The instance's
  * display name is read from the accounts' directory (`instances`, read-only), as delivery does.
  */
@@ -43,32 +44,26 @@ export class RestrictionNotices {
     for (const source of restricted) {
       const { event, factEventId, correlationId } = source;
       this.restrictions.inc({ signal: event.signal });
-      try {
-        const built = buildWebhookEvent({
-          event: 'instance.connection_updated',
-          instance_id: event.instanceId,
-          // An instance the directory no longer has (deleted since) is named by its id.
-          instance_name: names.get(event.instanceId) ?? event.instanceId,
-          timestamp: new Date(event.at),
-          connection_state: connectionStateOf(event.signal),
-          restriction: 'restricted',
-          restricted_until: new Date(event.until).toISOString(),
-          restriction_signal: event.signal,
-        });
-        const record = {
-          event_id: derivedEventId(factEventId, 'gateway-event'),
-          correlation_id: correlationId,
-          occurred_at: event.at,
-          customer_id: event.customerId,
-          instance_id: event.instanceId,
-          event: built.event,
-          payload: built.body,
-        };
-        records.push({ record, source });
-      } catch (error) {
-        if (!(error instanceof WebhookPayloadError)) throw error;
-        refused++;
-      }
+      const origin = {
+        eventId: derivedEventId(factEventId, 'gateway-event'),
+        correlationId,
+        occurredAt: event.at,
+        customerId: event.customerId,
+        instanceId: event.instanceId,
+      };
+      const built = buildCustomerEvent(origin, {
+        event: 'instance.connection_updated',
+        instance_id: event.instanceId,
+        // An instance the directory no longer has (deleted since) is named by its id.
+        instance_name: names.get(event.instanceId) ?? event.instanceId,
+        timestamp: new Date(event.at),
+        connection_state: connectionStateOf(event.signal),
+        restriction: 'restricted',
+        restricted_until: new Date(event.until).toISOString(),
+        restriction_signal: event.signal,
+      });
+      if (built.kind === 'built') records.push({ record: built.record, source });
+      else refused++;
     }
     return { records, refused };
   }

@@ -1,5 +1,5 @@
 import type { AnyEvent, SendDecided } from '@gw/events';
-import type { CustomerPolicyState, Policy, PolicyEvent, RecentSendsCache } from '@gw/policy';
+import type { CustomerPolicyState, Policy, PolicyEvent } from '@gw/policy';
 import { engineStep, entryHash, instanceGuardRows, ProjectionChanges, toDecidedEvent, type InstanceGuardRow, type SuppressionOp } from '@gw/policy-log';
 
 /** `offset`: the record the output answers (the handler gives the output that record's trace). */
@@ -9,8 +9,6 @@ export type Output = ({ type: 'SendDecided'; payload: SendDecided } | { type: 'P
 export interface BatchInput {
   /** What the engine decides with (createPolicy, made once by the consumer). */
   policy: Policy;
-  /** The consumer's cache of the bulk check (same decisions without it). */
-  cache?: RecentSendsCache;
   decoded: Array<{ offset: bigint; event: AnyEvent }>;
   partition: number;
   /** The partition's next offset whose effect is not yet in Postgres: facts below it are skipped. */
@@ -84,7 +82,7 @@ export function runBatch(input: BatchInput): BatchResult {
       result.factIds.push(event.payload.event_id);
     }
 
-    const step = engineStep(event, stateOf(event.payload.customer_id), input.policy, input.cache);
+    const step = engineStep(event, stateOf(event.payload.customer_id), input.policy);
     if (step.kind === 'ignored') continue;
     result.states.set(event.payload.customer_id, step.state);
     for (const folded of step.folded) projections.add(folded);

@@ -1,5 +1,5 @@
 import type { GatewayEventEmitted } from '@gw/events';
-import { buildWebhookEvent, WEBHOOK_EVENT_FIELDS, WebhookPayloadError, type PayloadIssue, type WebhookEventInput, type WebhookEventName } from '@gw/webhooks';
+import { buildWebhookEvent, WEBHOOK_EVENT_FIELDS, WebhookPayloadError, type PayloadIssue, type WebhookEventInput, type WebhookEventName } from './events.ts';
 
 /** What a customer event's record says besides its body: where it comes from. */
 export interface CustomerEventOrigin {
@@ -15,11 +15,12 @@ export type BuiltCustomerEvent = { kind: 'built'; record: GatewayEventEmitted; d
 const isOptionalField = (event: WebhookEventName, field: string) => WEBHOOK_EVENT_FIELDS[event][field]?.required === false;
 
 /**
- * Every customer webhook body is made here, by the contract's builder (buildWebhookEvent, libs/webhooks):
- * validated against spec 2.4/6.3, fields in the contract's order. An optional field the manager
- * sent malformed (an over-long message type, a control character in an id) is left out and the
- * event still goes; an event whose required fields are not valid is refused (the caller logs and
- * counts it), never a stopped stage.
+ * Every customer event record (GatewayEventEmitted) is made here, whichever service tells the
+ * customer (the instance-events ingest, the policy engine's restriction notices), its body by the
+ * contract's builder (buildWebhookEvent): validated against spec 2.4/6.3, fields in the contract's
+ * order. An optional field sent malformed (an over-long message type, a control character in an
+ * id) is left out and the event still goes; an event whose required fields are not valid is
+ * refused (the caller logs and counts it), never a stopped stage.
  */
 export function buildCustomerEvent<E extends WebhookEventName>(origin: CustomerEventOrigin, input: WebhookEventInput<E>): BuiltCustomerEvent {
   const droppedFields: string[] = [];
