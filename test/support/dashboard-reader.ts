@@ -3,8 +3,7 @@
 // would leave one; viewers read without a second factor (sessions/guards.ts), so the sign-in is
 // the password form alone, with its CSRF token and cookies kept as a browser keeps them.
 import { createPool } from '@gw/db';
-import { hashPassword } from '../../libs/dashboard/src/accounts/passwords.ts';
-import { addMembership, createUser } from '../../libs/dashboard/src/users.ts';
+import { addMembership, createUser, hashPassword } from '@gw/dashboard/seeding';
 import type { Stack } from './stack.ts';
 
 const PASSWORD = 'a long enough password for reading';

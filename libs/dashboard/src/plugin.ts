@@ -11,6 +11,7 @@ import { resetRoutes } from './accounts/reset-routes.ts';
 import { accountRoutes } from './accounts/routes.ts';
 import { verifyRoutes } from './accounts/verify-routes.ts';
 import { apiKeyRoutes } from './api-keys/routes.ts';
+import { webhookTabAnswer } from './instances/manage-page.ts';
 import { instanceRoutes } from './instances/routes.ts';
 import { memberRoutes } from './members/routes.ts';
 import { mfaRoutes } from './mfa/routes.ts';
@@ -47,8 +48,11 @@ export async function dashboardPlugin(app: FastifyInstance, deps: DashboardDeps)
     for (const method of [route.method].flat()) if (method !== 'HEAD') deps.routes?.push({ method, url: route.url, permission: permissionOf(route.preHandler) });
   });
 
-  // Every slice takes the dashboard's one typed deps and reads what it needs of them.
-  for (const slice of [accountRoutes, verifyRoutes, resetRoutes, accountPageRoutes, memberRoutes, mfaRoutes, instanceRoutes, webhookRoutes, apiKeyRoutes, pbxDashboardRoutes]) await app.register(slice, deps);
+  // Every slice takes the dashboard's one typed deps and reads what it needs of them. The webhook
+  // tab's answers are the instances slice's manage page, handed over here: no slice renders
+  // another's template.
+  const webhooks = (scope: FastifyInstance) => webhookRoutes(scope, deps, webhookTabAnswer(deps.pool, deps.box));
+  for (const slice of [accountRoutes, verifyRoutes, resetRoutes, accountPageRoutes, memberRoutes, mfaRoutes, instanceRoutes, webhooks, apiKeyRoutes, pbxDashboardRoutes]) await app.register(slice, deps);
   // The operations and compliance views.
   for (const slice of [suppressionRoutes, inboundRoutes, messageRoutes, policyLogRoutes, usageRoutes]) await app.register(slice, deps);
   await app.register(publicRoutes, deps);

@@ -3,10 +3,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Pool } from '@gw/db';
 import type { SecretBox } from '@gw/security';
-import { hashPassword } from '../../../libs/dashboard/src/accounts/passwords.ts';
-import { addMembership, createUser } from '../../../libs/dashboard/src/users.ts';
-import { newRecoveryCodes, newTotpSecret, saveEnrolment } from '../../../libs/dashboard/src/mfa/totp.ts';
-import type { Role } from '../../../libs/dashboard/src/roles/permissions.ts';
+import { addMembership, createUser, hashPassword, newRecoveryCodes, newTotpSecret, saveEnrolment, type Role } from '@gw/dashboard/seeding';
 import { ownsSecret, PageClient, totpNow, useStepLedger } from './page-client.ts';
 
 export interface TestMember {

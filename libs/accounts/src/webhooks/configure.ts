@@ -71,16 +71,31 @@ export async function checkWebhookChoice(url: string, eventWords: readonly strin
 const CurrentEndpoint = z.object({ status: EndpointStatus, destination_url: z.string() });
 const UpdatedEndpoint = z.object({ status: EndpointStatus });
 
+export interface SaveWebhookOptions {
+  /**
+   * The destination a caller's decision was made on (null: no webhook yet), such as the
+   * dashboard's "a new destination needs a code". The save goes ahead only if the destination,
+   * read under the row's lock, is still that one; otherwise it is refused as changed meanwhile.
+   */
+  expectedUrl?: string | null;
+}
+
 /**
  * Creates the instance's endpoint (active, with a new signing secret that is returned this once)
  * or updates its URL and events, keeping the secret. A disabled endpoint pointed at a new URL is
  * active again with a fresh failure count: the old URL's failures say nothing about the new one.
  */
-export async function saveWebhook(pool: Pool, box: SecretBox, instanceId: string, choice: WebhookChoice, scope: CustomerScope = {}): Promise<SavedWebhook> {
+export async function saveWebhook(pool: Pool, box: SecretBox, instanceId: string, choice: WebhookChoice, scope: CustomerScope = {}, options: SaveWebhookOptions = {}): Promise<SavedWebhook> {
   return pool.transaction(async (tx) => {
     const instance = await requireInstance(tx, instanceId, scope);
+    // Saves of one instance's webhook take turns: FOR UPDATE below locks only an endpoint that
+    // exists, so two first saves at once would both insert and the second hit the unique key.
+    await tx.query(sql.typeAlias('void')`SELECT FROM pg_advisory_xact_lock(hashtext(${`webhook_endpoints/${instanceId}`}))`);
     const existing = await tx.maybeOne(sql.type(CurrentEndpoint)`
       SELECT status, destination_url FROM webhook_endpoints WHERE instance_id = ${instanceId} FOR UPDATE`);
+    if (options.expectedUrl !== undefined && (existing?.destination_url ?? null) !== options.expectedUrl) {
+      throw new WebhookError('conflict', 'destination_changed', `The webhook of instance ${instanceId} was changed meanwhile: its destination is not the one this change was decided on.`, { instanceId });
+    }
     if (!existing) {
       const secret = generateSigningSecret();
       await tx.query(sql.typeAlias('void')`

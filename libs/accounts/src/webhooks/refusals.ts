@@ -10,6 +10,7 @@ export type WebhookRefusal =
   | 'in_flight'
   | 'events_refused'
   | 'destination_refused'
+  | 'destination_changed'
   | 'rules_invalid'
   | 'no_topic'
   | 'invalid_input';

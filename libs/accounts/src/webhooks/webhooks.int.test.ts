@@ -129,6 +129,17 @@ describe('webhook operations scoped to a customer', () => {
     expect(await refusal(rotateWebhookSecret(pool, box, instanceId, { customerId }, { overlapMs: -1 }))).toMatchObject({ refusal: 'invalid_input' });
   });
 
+  it('two first saves of one webhook at once both answer: the later one updates what the earlier created (no unique-key error)', async () => {
+    const customerId = await customerRow(pool, 'Twice');
+    const instance = await instanceOf(pool, box, customerId, 'twice-desk');
+    const save = (url: string) => setWebhook(pool, box, { instanceId: instance.instance_id, url, events: ['recommended'], rules: PUBLIC_RULES, customerId });
+    const saved = await Promise.all([save(`${RECEIVER}/a`), save(`${RECEIVER}/b`), save(`${RECEIVER}/c`)]);
+    // Exactly one of them created the endpoint (and got its secret, shown once).
+    expect(saved.filter((s) => s.signing_secret !== undefined)).toHaveLength(1);
+    const shown = await showWebhook(pool, instance.instance_id, { customerId });
+    expect([`${RECEIVER}/a`, `${RECEIVER}/b`, `${RECEIVER}/c`]).toContain(shown.destination_url);
+  });
+
   it("refuses another customer's instance, and a deleted one, exactly as an unknown instance", async () => {
     const a = await customerWithWebhook('Owner');
     const b = await customerRow(pool, 'Stranger');

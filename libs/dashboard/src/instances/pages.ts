@@ -20,7 +20,7 @@ export interface InstancesPage {
 declare module '../plugins/views.ts' {
   interface DashboardPages {
     'instances/instances': InstancesPage;
-    /** Its connection tab is `managePage`'s; the webhook tab's forms answer with the webhook's part only. */
-    'instances/instance-manage': Pick<ManagePage, 'title' | 'instance' | 'tab' | 'notice' | 'error' | 'webhook'> & Partial<ManagePage>;
+    /** Every answer with it is `managePage`'s, the webhook tab's POSTs included (webhookTabAnswer). */
+    'instances/instance-manage': ManagePage;
   }
 }

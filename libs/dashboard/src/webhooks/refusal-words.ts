@@ -64,6 +64,9 @@ export function explainDestination(error: WebhookDestinationError, rules: Pick<D
 /** A refusal of the configure form, explained; null when it is not the form's to show. */
 export function explainConfigure(error: WebhookError, rules: DestinationRules): Explained | null {
   if (error.refusal === 'destination_refused' && error.details.destination) return explainDestination(error.details.destination, rules);
+  if (error.refusal === 'destination_changed') {
+    return { message: "Someone changed this webhook's address while you were saving, so your change was not saved. Check the address shown here, then save again.", detail: null };
+  }
   if (error.refusal === 'events_refused') {
     const unknown = error.details.subscription?.unknown ?? [];
     return unknown.length > 0

@@ -11,7 +11,7 @@ import { NO_SUCH_INSTANCE, ownInstance } from '../own-instance.ts';
 import { requireStepUp, STEP_UP_REFUSED, stepUpPasses, stepUpRateLimit } from '../mfa/step-up.ts';
 import { member, PageError, requirePermission } from '../sessions/guards.ts';
 import { explainAction, explainConfigure } from './refusal-words.ts';
-import { RECOVER_MAX_DAYS, webhookTabData, type WebhookTabOptions } from './tab-data.ts';
+import { RECOVER_MAX_DAYS, type WebhookTabAnswer, type WebhookTabOptions } from './tab-data.ts';
 import { form, text } from '../forms.ts';
 import type { DashboardDeps } from '../deps.ts';
 
@@ -27,19 +27,12 @@ interface Params {
   id: string;
 }
 
-export async function webhookRoutes(app: FastifyInstance, deps: DashboardDeps): Promise<void> {
+/**
+ * The webhook tab's routes. `tab` answers a POST with the manage page on this tab (a refused form,
+ * or a secret shown once): that page is the instances slice's, so it is handed in (plugin.ts).
+ */
+export async function webhookRoutes(app: FastifyInstance, deps: DashboardDeps, tab: WebhookTabAnswer): Promise<void> {
   const tabUrl = (id: string, done: string) => `/instances/${encodeURIComponent(id)}/manage?tab=webhook&done=${done}`;
-
-  /** The manage page on its webhook tab, answering a POST (a refused form, or a secret shown once). */
-  const tab = async (request: FastifyRequest, reply: FastifyReply, status: number, instance: InstanceSummary, options: WebhookTabOptions) =>
-    reply.code(status).page('instances/instance-manage', {
-      title: instance.name,
-      instance,
-      tab: 'webhook',
-      notice: null,
-      error: null,
-      webhook: await webhookTabData(deps.pool, member(request).customer_id, instance.id, options),
-    });
 
   /** A refusal that is not a form's to show: the instance or delivery is not the member's, or the deployment is misconfigured. */
   const unexpected = (request: FastifyRequest, error: unknown): never => {
@@ -70,7 +63,7 @@ export async function webhookRoutes(app: FastifyInstance, deps: DashboardDeps): 
       const instance = await ownInstance(deps.pool, request, request.params.id);
       const url = (request.body?.url ?? '').trim();
       const events = request.body?.preset === 'recommended' ? [...WEBHOOK_EVENT_GROUPS.recommended] : [request.body?.events ?? []].flat();
-      const refuse = (message: string, detail: string | null = null) => tab(request, reply, 400, instance, { form: { url, events }, error: { form: 'configure', message, detail } });
+      const refuse = (message: string, detail: string | null = null, status = 400) => tab(request, reply, status, instance, { form: { url, events }, error: { form: 'configure', message, detail } });
       if (request.validationError) return refuse('The form was not complete. Give the address and choose events from the list.');
       const scope = { customerId: member(request).customer_id };
       // The address and events are checked first: a refused address does not use up the member's
@@ -85,15 +78,17 @@ export async function webhookRoutes(app: FastifyInstance, deps: DashboardDeps): 
       }
       // A new destination (or a first one) decides where the instance's events go: a code again
       // (issue 25), compared with the address as it is saved (normalised). A wrong or missing code
-      // re-renders the form with a 400, as every step-up form does.
-      const current = await showWebhook(deps.pool, instance.id, scope).catch(() => null);
-      if (current?.destination_url !== choice.url && !(await stepUpPasses(deps.pool, deps.box, member(request), request.body?.code))) return refuse(STEP_UP_REFUSED);
+      // re-renders the form with a 400, as every step-up form does. The save holds to the address
+      // this decision read: moved meanwhile (another member), it is refused with a 409, so no
+      // destination changes on a decision made about another.
+      const current = (await showWebhook(deps.pool, instance.id, scope).catch(() => null))?.destination_url ?? null;
+      if (current !== choice.url && !(await stepUpPasses(deps.pool, deps.box, member(request), request.body?.code))) return refuse(STEP_UP_REFUSED);
       let saved: Awaited<ReturnType<typeof saveWebhook>>;
       try {
-        saved = await saveWebhook(deps.pool, deps.box, instance.id, choice, scope);
+        saved = await saveWebhook(deps.pool, deps.box, instance.id, choice, scope, { expectedUrl: current });
       } catch (error) {
         const explained = error instanceof WebhookError ? explainConfigure(error, deps.webhooks.rules) : null;
-        if (explained) return refuse(explained.message, explained.detail);
+        if (explained) return refuse(explained.message, explained.detail, (error as WebhookError).code === 'conflict' ? 409 : 400);
         return unexpected(request, error);
       }
       const created = saved.signing_secret !== undefined;

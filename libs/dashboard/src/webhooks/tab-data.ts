@@ -1,11 +1,12 @@
 // What the webhook tab of an instance's manage page shows (instance-webhook.eta, included
 // by instances/instance-manage.eta under ?tab=webhook): the configuration and its status, the event
 // checkboxes grouped as the contract groups them, and the deliveries log with every attempt. The
-// instances route calls webhookTabData for that tab; this module's POST answers call it too,
-// adding the form as sent, its error, or the signing secret shown this once.
-import { readDeliveries, showWebhook, WebhookError, type ListedDelivery, type WebhookSummary } from '@gw/accounts';
+// instances slice's manage page calls webhookTabData for that tab, with the options a POST of the
+// tab answers with (the form as sent, its error, or the signing secret shown this once).
+import { readDeliveries, showWebhook, WebhookError, type InstanceSummary, type ListedDelivery, type WebhookSummary } from '@gw/accounts';
 import { readSnapshot, type Pool, type Queryable } from '@gw/db';
 import { WEBHOOK_EVENT_GROUPS, WEBHOOK_EVENT_NAMES, type WebhookEventGroup } from '@gw/webhooks';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { NO_SUCH_INSTANCE } from '../own-instance.ts';
 import { PERMISSIONS } from '../roles/permissions.ts';
 import { PageError } from '../sessions/guards.ts';
@@ -71,6 +72,12 @@ export interface WebhookTabOptions {
   /** The recover form's time as sent. */
   since?: string;
 }
+
+/**
+ * How a POST of the tab answers: the manage page on its webhook tab, with these options and this
+ * status. The page is the instances slice's (webhookTabAnswer), handed to this slice's routes.
+ */
+export type WebhookTabAnswer = (request: FastifyRequest, reply: FastifyReply, status: number, instance: InstanceSummary, options: WebhookTabOptions) => Promise<FastifyReply>;
 
 /** An ISO time as the page shows it: "2026-01-31 12:00:05 UTC". */
 export const shownTime = (iso: string | null) => (iso ? utcText(new Date(iso)) : null);

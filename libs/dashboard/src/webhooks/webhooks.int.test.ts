@@ -183,6 +183,50 @@ describe('configuring', () => {
     expect(await endpointOf(instanceId)).toMatchObject({ destination_url: RECEIVER, events: [...WEBHOOK_EVENT_GROUPS.recommended] });
   });
 
+  it('saves only onto the destination its code decision read: another member moving it meanwhile makes it a 409, not a move without a code', async () => {
+    // Another member points the webhook elsewhere, in a transaction still open (its row locked)
+    // while this member saves the current address with other events: the route reads the address
+    // as it was, so asks no code, and its save waits for that row. Once the other change commits,
+    // saving would move the destination back without anyone's code; it is refused instead.
+    const elsewhere = 'https://93.184.216.36/hooks/chat';
+    const before = (await endpointOf(instanceId))!;
+    expect(before.destination_url).toBe(RECEIVER);
+    // The other member's transaction runs beside this test, not around it (a query of the pool
+    // inside a transaction's callback would be refused as a foreign connection).
+    let commit!: () => void;
+    const committed = new Promise<void>((resolve) => (commit = resolve));
+    let locked!: (pid: number) => void;
+    const lockedBy = new Promise<number>((resolve) => (locked = resolve));
+    const other = pool().transaction(async (tx) => {
+      await tx.query(sql.typeAlias('void')`UPDATE webhook_endpoints SET destination_url = ${elsewhere} WHERE instance_id = ${instanceId}`);
+      locked(await tx.oneFirst(sql.type(z.object({ pid: z.number() }))`SELECT pg_backend_pid() AS pid`));
+      await committed;
+    });
+    const pid = await lockedBy;
+    let answered = false;
+    const saving = configure(owner.client, instanceId, RECEIVER, ['message.received']).finally(() => (answered = true));
+    // Commit once the save waits on the row (had it answered first, the race would not be run).
+    const waiting = () => pool().oneFirst(sql.type(z.object({ n: z.number() }))`SELECT count(*)::int AS n FROM pg_stat_activity WHERE ${pid} = ANY(pg_blocking_pids(pid))`);
+    try {
+      for (let tries = 0; !answered && (await waiting()) === 0; tries++) {
+        if (tries > 400) throw new Error('the save never waited on the row');
+        await new Promise((resolve) => setTimeout(resolve, 25));
+      }
+      expect(answered).toBe(false);
+    } finally {
+      commit();
+      await other;
+    }
+    const answer = await saving;
+    expect(answer.status, answer.html).toBe(409);
+    expect(answer.html).toContain('while you were saving, so your change was not saved');
+    expect(field(answer.html, 'url')).toBe(RECEIVER);
+    expect(textOf(answer.html, 'webhook-destination')).toBe(elsewhere);
+    expect(await endpointOf(instanceId)).toMatchObject({ destination_url: elsewhere, events: before.events });
+    // Back as the later tests expect it.
+    await pool().query(sql.typeAlias('void')`UPDATE webhook_endpoints SET destination_url = ${RECEIVER} WHERE instance_id = ${instanceId}`);
+  });
+
   it('rotating the secret asks for a current code, then shows the new secret once, in both forms, and until when the old one still signs', async () => {
     const before = (await endpointOf(instanceId))!.signing_secret_enc;
     const oldSecret = suite.fixture.box.open(before, SEAL_USES.webhookSigningSecret(instanceId));
