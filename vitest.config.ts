@@ -1,5 +1,8 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 import LongFilesFirst from './test/support/long-files-first.ts';
+
+/** The chaos run stops and starts the local broker every file shares (test/chaos/scenario.ts). */
+const STOPS_SHARED_INFRASTRUCTURE = ['test/e2e/chaos.e2e.test.ts'];
 
 // Three tiers by file suffix. Unit tests need nothing; int and e2e tests run against the real
 // Kafka broker, schema registry and Postgres that `make test` starts (never mocks). Every int and
@@ -32,6 +35,18 @@ export default defineConfig({
         test: {
           name: 'e2e',
           include: ['test/**/*.e2e.test.ts', 'services/**/*.e2e.test.ts'],
+          exclude: [...configDefaults.exclude, ...STOPS_SHARED_INFRASTRUCTURE],
+          setupFiles: ['test/support/setup-request-timeout.ts'],
+          testTimeout: 120_000,
+          hookTimeout: 180_000,
+        },
+      },
+      {
+        // e2e files that stop the shared broker (a fault of theirs): run after the others, alone,
+        // so no other file meets their fault.
+        test: {
+          name: 'e2e-alone',
+          include: STOPS_SHARED_INFRASTRUCTURE,
           setupFiles: ['test/support/setup-request-timeout.ts'],
           testTimeout: 120_000,
           hookTimeout: 180_000,

@@ -43,6 +43,8 @@ fi
 # Two files at a time: each has its own database, topics and ports (vitest.config.ts).
 run_tier int --maxWorkers=2 --minWorkers=1 || status=$?
 run_tier e2e --maxWorkers=2 --minWorkers=1 || status=$?
+# The files that stop the shared broker, after the others and alone (vitest.config.ts).
+run_tier e2e-alone --no-file-parallelism || status=$?
 
 # The bench's smoke: every `make bench` part for a few seconds with tiny sizes (bench/run.ts,
 # BENCH_SMOKE), so a bench that no longer runs fails here the day it breaks. Its figures mean nothing.
@@ -64,7 +66,7 @@ node -e '
   let passed = 0, failed = Number(process.argv[2]), skipped = 0, todo = 0, suites = 0;
   // What failed is named here too, so a log cut down to its tail (as CI keeps it) still says which.
   const failures = [];
-  for (const tier of ["unit", "int", "e2e"]) {
+  for (const tier of ["unit", "int", "e2e", "e2e-alone"]) {
     const file = process.argv[1] + "/" + tier + ".json";
     // A tier that wrote no report (it crashed before reporting) counts as one failure.
     if (!fs.existsSync(file)) { failed += 1; continue; }

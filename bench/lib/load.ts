@@ -13,6 +13,8 @@ export interface LoadTarget {
   classify?(status: number, body: string): string | null;
   /** Per-request headers on top of `headers` (e.g. each request as one of several customers). */
   headersFor?(n: number): Record<string, string>;
+  /** Per-request path instead of `path` (e.g. each request to one of several PBX integrations). */
+  pathFor?(n: number): string;
 }
 
 export interface LoadOptions {
@@ -64,7 +66,7 @@ export async function runLoad(target: LoadTarget, options: LoadOptions): Promise
         setupRequest: (request) => {
           const n = counter++;
           const headers = target.headersFor ? { ...request.headers, ...target.headersFor(n) } : request.headers;
-          return { ...request, headers, body: JSON.stringify(target.body(n)) };
+          return { ...request, ...(target.pathFor ? { path: target.pathFor(n) } : {}), headers, body: JSON.stringify(target.body(n)) };
         },
         onResponse: (status, body) => {
           const kind = target.classify?.(status, body);

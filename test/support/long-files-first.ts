@@ -2,16 +2,15 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 /**
  * The int and e2e tiers run two files at a time (scripts/test.sh). Vitest orders files it has no
- * timings for (a clean clone, as CI runs) by size, which puts the two fault runs (small files, the
- * longest runs) last, where the other worker idles while they finish. These files start first;
+ * timings for (a clean clone, as CI runs) by size, which puts the cluster fault run (a small file, the
+ * longest run) last, where the other worker idles while it finishes. These files start first;
  * the rest follow in vitest's own order. Measured with two workers on the CI machine's shape:
- * cluster-chaos ~130 s, chaos ~116 s, webhook-cli ~79 s, fuzz ~51 s, compliance ~47 s,
+ * cluster-chaos ~130 s, webhook-cli ~79 s, fuzz ~51 s, compliance ~47 s,
  * webhooks ~42 s, gatewayctl ~41 s; every other file under 30 s. A file missing here only runs
  * later; nothing depends on the order but the run's length.
  */
 export const LONG_FILES = [
   'test/e2e/cluster-chaos.e2e.test.ts',
-  'test/e2e/chaos.e2e.test.ts',
   'test/e2e/webhook-cli.e2e.test.ts',
   'test/e2e/fuzz.e2e.test.ts',
   'test/e2e/compliance.e2e.test.ts',

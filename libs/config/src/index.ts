@@ -89,6 +89,7 @@ function arrange(v: Settings) {
       sendDeadlineMs: v.SEND_DEADLINE_MS,
       bodyLimitBytes: v.API_BODY_LIMIT_BYTES,
       pbxReplayWindowSeconds: v.PBX_REPLAY_WINDOW_S,
+      pbxRecentReadMs: v.PBX_RECENT_READ_MS,
       reappendAfterMs: v.IDEMPOTENT_REAPPEND_AFTER_MS,
       requestTimeoutMs: v.API_REQUEST_TIMEOUT_MS,
       instanceEventBodyLimitBytes: v.INSTANCE_EVENT_BODY_LIMIT_BYTES,

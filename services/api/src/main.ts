@@ -43,6 +43,7 @@ const app = await buildApp({
     box,
     deadlineMs: config.api.sendDeadlineMs,
     replayWindowSeconds: config.api.pbxReplayWindowSeconds,
+    recentReadMs: config.api.pbxRecentReadMs,
     reappendAfterMs: config.api.reappendAfterMs,
   },
   dashboard: {

@@ -16,7 +16,7 @@ import { dashboardAppends, dashboardWebhookDeps, messagingRules } from '@gw/dash
 import { useInbox, useStepLedger } from '../dashboard/page-client.ts';
 import { createMailer, type Mailer } from '@gw/mail';
 import { startMailCatcher, type MailCatcher } from '../mail-catcher.ts';
-import type { GuardedRoute } from '../../../libs/dashboard/src/sessions/guards.ts';
+import type { GuardedRoute } from '@gw/dashboard';
 import type { PbxDeps } from '../../../services/api/src/pbx/route.ts';
 import type { SendMessageDeps } from '../../../services/api/src/send-message/route.ts';
 import { FakeReplies } from './fake-replies.ts';

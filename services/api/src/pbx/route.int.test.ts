@@ -2,10 +2,10 @@ import { createHmac, randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { sql, z } from '@gw/db';
 import type { PbxEventReceived, SendRequested } from '@gw/events';
-import { createPbx, disablePbx } from '@gw/accounts';
+import { createPbx, disablePbx, rotatePbxSecret } from '@gw/accounts';
 import { accepted, decision, NO_ANSWER, rejected } from '../../../../test/support/api/fake-replies.ts';
 import { until, useApiFixture, type TestAccount } from '../../../../test/support/api/api-fixture.ts';
-import { PBX_BODY_LIMIT } from './route.ts';
+import { PBX_BODY_LIMIT, PBX_RECENT_READ_MS } from './route.ts';
 
 // POST /integrations/pbx/webhook/{integration_id} in-process, over real Postgres, Kafka and the
 // registry; the reply router is a fake that answers what each test needs.
@@ -252,6 +252,52 @@ describe('PBX webhook: events that send', () => {
     expect(retry).toEqual(first);
     await afterLaterEvent(target);
     expect(commands(commandId)).toHaveLength(1);
+  });
+});
+
+describe('PBX webhook: an integration read a moment ago', () => {
+  const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+  it('a rotated secret works at once; the old one stops within the recent-read bound however busy the integration', async () => {
+    const { target } = await pbxAccount({ pbxHmac: true });
+    const signed = (t: Target, n: number | string) => post(t, { event_type: 'test', n }, { sign: { secret: t.signing!, timestamp: now() } });
+    expect(await signed(target, 'before')).toMatchObject({ status: 200 });
+    const rotated = await rotatePbxSecret(suite.fixture.runtime.pool, suite.fixture.box, Number(target.id), undefined);
+    const fresh = { id: target.id, secret: rotated.pbx_secret, signing: rotated.pbx_signing_secret };
+    expect(await signed(fresh, 'new at once')).toMatchObject({ status: 200 });
+    // The old secret, used all the while: each use must not keep it alive past the bound.
+    const until = Date.now() + PBX_RECENT_READ_MS + 200;
+    let old = await signed(target, 'old-0');
+    for (let i = 1; Date.now() < until; i++) {
+      await sleep(50);
+      old = await signed(target, `old-${i}`);
+    }
+    expect(old).toEqual({ status: 401, body: UNAUTHENTICATED });
+    expect(await signed(fresh, 'new after')).toMatchObject({ status: 200 });
+  });
+
+  it('a disabled integration is refused within the recent-read bound', async () => {
+    const { target } = await pbxAccount();
+    expect(await post(target, { event_type: 'test', n: 1 })).toMatchObject({ status: 200 });
+    await disablePbx(suite.fixture.runtime.pool, Number(target.id));
+    await sleep(PBX_RECENT_READ_MS + 50);
+    expect(await post(target, { event_type: 'test', n: 2 })).toEqual({ status: 401, body: UNAUTHENTICATED });
+  });
+
+  it('a body claim older than the replay window is taken as a new event, in one statement with no clean-up before it', async () => {
+    const { target } = await pbxAccount();
+    const raw = JSON.stringify({ event_type: 'call_ended', note: 'same body' });
+    expect(await post(target, raw)).toMatchObject({ status: 200 });
+    const [first] = await storedRequests(target.id);
+    // Aged past the window (300 s in the fixture); housekeeping is not what makes it new.
+    await suite.fixture.runtime.pool.query(sql.typeAlias('void')`
+      UPDATE pbx_requests SET created_at = now() - interval '1 hour' WHERE integration_id = ${Number(target.id)}`);
+    expect(await post(target, raw)).toMatchObject({ status: 200 });
+    const after = await storedRequests(target.id);
+    expect(after).toHaveLength(1);
+    expect(after[0]!.command_id).not.toBe(first!.command_id);
+    await afterLaterEvent(target);
+    expect(received(target.id).filter((e) => e.payload === raw).map((e) => e.correlation_id)).toEqual([first!.command_id, after[0]!.command_id]);
   });
 });
 

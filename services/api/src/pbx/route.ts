@@ -21,7 +21,8 @@ import { newEventId, type SendDecided } from '@gw/events';
 import type { OutgoingRecord } from '@gw/kafka';
 import { newId, type SecretBox } from '@gw/security';
 import { appendRule, failedRuleDetails, requestSend, type SendDeps } from '@gw/send';
-import { claimRequest, loadIntegration, recordResponse, releaseClaim, useSignature, type PbxIntegration, type PbxResponseRecord } from './pbx-store.ts';
+import { claimRequest, forgetExpired, loadIntegration, recordResponse, releaseClaim, useSignature, type PbxIntegration, type PbxResponseRecord } from './pbx-store.ts';
+import { EverySoOften, RecentReads } from './recent-reads.ts';
 import { PbxRateLimiter } from './rate-limiter.ts';
 import { verifyPbxRequest } from './verify-request.ts';
 
@@ -31,7 +32,18 @@ export const PBX_BODY_LIMIT = 256 * 1024;
 export interface PbxDeps extends SendDeps {
   box: SecretBox;
   replayWindowSeconds: number;
+  /**
+   * How long an integration read from Postgres (and its customer's PBX module, once seen on) is
+   * used without reading it again (default PBX_RECENT_READ_MS): the bound on how late a change
+   * made elsewhere (secret rotated, integration disabled, module switched off) takes effect here.
+   */
+  recentReadMs?: number;
 }
+
+/** docs/decisions.md "PBX webhook": a rotated or disabled secret stops working within a second. */
+export const PBX_RECENT_READ_MS = 1_000;
+/** Expired signatures and body claims are forgotten at most this often per integration. */
+const FORGET_EXPIRED_EVERY_MS = 10_000;
 
 type PbxBody = { event_type: PbxEventType } & Partial<Record<'to' | 'customer_phone' | 'message_text' | 'message_purpose' | 'conversation_id' | 'external_message_id' | 'agent_extension' | 'queue' | 'call_time', string>>;
 
@@ -127,26 +139,44 @@ const errorResponses = Object.fromEntries([400, 401, 403, 413, 429, 500].map((st
 export async function pbxRoutes(app: FastifyInstance, deps: PbxDeps): Promise<void> {
   const clock = deps.clock ?? Date.now;
   const limiter = new PbxRateLimiter();
+  const recentReadMs = deps.recentReadMs ?? PBX_RECENT_READ_MS;
+  const integrations = new RecentReads<number, PbxIntegration>({ ttlMs: recentReadMs, maxEntries: 10_000 });
+  // Only "on" is kept: a module switched on takes effect at once, switched off within recentReadMs.
+  const moduleOn = new RecentReads<string, true>({ ttlMs: recentReadMs, maxEntries: 10_000 });
+  const housekeeping = new EverySoOften<number>({ everyMs: FORGET_EXPIRED_EVERY_MS, maxEntries: 10_000 });
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: PBX_BODY_LIMIT }, (_request, body, done) => done(null, body));
 
   /** The integration a request is from, once authenticated (one generic 401) and within its rate (429). */
   const admitted = async (request: FastifyRequest<{ Params: { integration_id: string } }>, raw: Buffer, now: number): Promise<PbxIntegration> => {
     const id = /^\d{1,9}$/.test(request.params.integration_id) ? Number(request.params.integration_id) : null;
-    const integration = id === null ? null : await loadIntegration(deps.pool, deps.box, id);
     const header = (name: string) => {
       const value = request.headers[name];
       return typeof value === 'string' ? value : undefined;
     };
-    const verdict = verifyPbxRequest(
-      integration,
-      { secret: header('x-chat-gateway-pbx-secret'), timestamp: header('x-chat-gateway-timestamp'), signature: header('x-chat-gateway-signature') },
-      raw,
-      Math.floor(now / 1000),
-      deps.replayWindowSeconds,
-    );
+    const headers = { secret: header('x-chat-gateway-pbx-secret'), timestamp: header('x-chat-gateway-timestamp'), signature: header('x-chat-gateway-signature') };
+    const verify = (integration: PbxIntegration | null) => verifyPbxRequest(integration, headers, raw, Math.floor(now / 1000), deps.replayWindowSeconds);
+    const read = async () => {
+      const integration = id === null ? null : await loadIntegration(deps.pool, deps.box, id);
+      if (integration && !integration.disabled) integrations.set(integration.id, integration);
+      return integration;
+    };
+    let integration = id === null ? null : (integrations.get(id) ?? null);
+    let verdict = integration ? verify(integration) : { ok: false as const };
+    // Not verified against what was read a moment ago (or nothing was): against Postgres now, so
+    // a secret changed a moment ago works at once.
+    if (!verdict.ok) {
+      integration = await read();
+      verdict = verify(integration);
+    }
     if (!verdict.ok || !integration) throw unauthenticated();
-    if (verdict.signature && !(await useSignature(deps.pool, integration.id, verdict.signature, deps.replayWindowSeconds))) throw unauthenticated();
+    if (verdict.signature && !(await useSignature(deps.pool, integration.id, verdict.signature))) throw unauthenticated();
+    if (housekeeping.due(integration.id)) {
+      // Not awaited: nothing this request answers depends on it.
+      forgetExpired(deps.pool, integration.id, deps.replayWindowSeconds).catch((error: unknown) =>
+        request.log.warn({ integration_id: integration!.id, error: error instanceof Error ? error.message : String(error) }, 'could not forget expired PBX signatures and claims'),
+      );
+    }
     if (!limiter.take(integration.id, integration.ratePerMinute, now)) {
       throw new ApiError('webhook_rate_limited', 'Too many PBX events for this integration; slow down.', { limit_per_minute: integration.ratePerMinute });
     }
@@ -186,8 +216,11 @@ export async function pbxRoutes(app: FastifyInstance, deps: PbxDeps): Promise<vo
       // A message is checked by the policy engine itself, in order with the module switches. An
       // event that sends nothing is checked against the engine's folded state (a switch made a
       // moment ago may not be folded yet).
-      if (plan.action !== 'send' && !(await pbxModuleEnabled(deps.pool, integration.customerId))) {
-        throw new ApiError('module_not_enabled', 'The PBX module is not enabled for this account.', { module: 'pbx' });
+      if (plan.action !== 'send' && !moduleOn.get(integration.customerId)) {
+        if (!(await pbxModuleEnabled(deps.pool, integration.customerId))) {
+          throw new ApiError('module_not_enabled', 'The PBX module is not enabled for this account.', { module: 'pbx' });
+        }
+        moduleOn.set(integration.customerId, true);
       }
 
       const dedupeKey = event.external_message_id ? `ext:${event.external_message_id}` : `body:${createHash('sha256').update(raw).digest('hex')}`;
