@@ -48,6 +48,7 @@ if (SMOKE) {
     BENCH_COMPARE_LOG_ENTRIES: '300',
     BENCH_WEBHOOK_EVENTS: '100',
     BENCH_CONTACTS_PER_INSTANCE: '20',
+    BENCH_PBX_CUSTOMERS: '2',
   };
   for (const [name, value] of Object.entries(sizes)) process.env[name] ??= value;
 }
