@@ -25,11 +25,15 @@ export interface ClaimInput {
   now: number;
   /** Claims in all. */
   limit: number;
-  /** Claims per endpoint, so one endpoint's backlog cannot take every slot of this process. */
-  perEndpoint: number;
+  /**
+   * Claims one endpoint's lane holds at most (claimed and not yet recorded), so one endpoint's
+   * backlog cannot take every slot of this process; a failing endpoint's lane is short: each of
+   * its claims may hang for the attempt timeout, and all of them must be attempted within the lease.
+   */
+  laneCap: { healthy: number; failing: number };
+  /** Claims this process holds per endpoint now: an endpoint is claimed only up to its lane's room. */
+  held: ReadonlyMap<string, number>;
   leaseMs: number;
-  /** Endpoints whose local lane is full: their due deliveries wait in the table. */
-  skipInstances: string[];
 }
 
 const ClaimRow = z.object({
@@ -52,23 +56,30 @@ const timestamp = (ms: number) => sql.fragment`${new Date(ms).toISOString()}::ti
 
 /**
  * Claims due deliveries of active endpoints: for each endpoint (in random order, so none is
- * always served last) its oldest due ones, at most perEndpoint. SKIP LOCKED lets several
- * processes claim side by side; the lease marks the claim until the attempt is recorded.
+ * always served last) its oldest due ones, as many as its lane has room for (the cap less what
+ * this process holds; a failing endpoint's cap by its failure streak in the table). SKIP LOCKED
+ * lets several processes claim side by side; the lease marks the claim until the attempt is recorded.
  */
 export async function claimDue(db: Queryable, input: ClaimInput): Promise<ClaimedDelivery[]> {
-  if (input.limit <= 0 || input.perEndpoint <= 0) return [];
+  if (input.limit <= 0) return [];
   const now = timestamp(input.now);
+  const held = [...input.held].filter(([, n]) => n > 0);
   const rows = await db.any(sql.type(ClaimRow)`
     WITH due AS (
       SELECT x.delivery_id
-        FROM (SELECT instance_id FROM webhook_endpoints
-               WHERE status = 'active' AND NOT (instance_id = ANY(${sql.array(input.skipInstances, 'text')}))
+        FROM (SELECT instance_id, room
+                FROM (SELECT e.instance_id,
+                             (CASE WHEN e.consecutive_failures > 0 THEN ${input.laneCap.failing}::int ELSE ${input.laneCap.healthy}::int END) - COALESCE(h.n, 0) AS room
+                        FROM webhook_endpoints e
+                        LEFT JOIN ${sql.unnest(held, ['text', 'int4'])} AS h(instance_id, n) ON h.instance_id = e.instance_id
+                       WHERE e.status = 'active') r
+               WHERE room > 0
                ORDER BY random()) e
        CROSS JOIN LATERAL (
          SELECT d.delivery_id FROM webhook_deliveries d
           WHERE d.instance_id = e.instance_id AND d.state = 'pending' AND d.next_attempt_at <= ${now}
           ORDER BY d.next_attempt_at
-          LIMIT ${input.perEndpoint}
+          LIMIT e.room
           FOR UPDATE SKIP LOCKED
        ) x
        LIMIT ${input.limit}

@@ -127,9 +127,11 @@ export class AttemptRecorder {
           )} AS u(id, state, next_at, status, error)
          WHERE d.delivery_id = u.id AND d.state = 'in_flight'`);
       // Endpoints last and in a fixed order: the lock is short, and concurrent writers never deadlock.
+      // NO KEY UPDATE (the key is not changed): the enqueue stage's inserts check their foreign key
+      // to the endpoint row with KEY SHARE, which FOR UPDATE would make wait for this commit.
       const locked = await tx.any(sql.type(EndpointHealthRow)`
         SELECT instance_id, status, failing_since, last_success_at, consecutive_failures, disabled_at, disabled_reason
-          FROM webhook_endpoints WHERE instance_id = ANY(${sql.array([...byEndpoint.keys()], 'text')}) ORDER BY instance_id FOR UPDATE`);
+          FROM webhook_endpoints WHERE instance_id = ANY(${sql.array([...byEndpoint.keys()], 'text')}) ORDER BY instance_id FOR NO KEY UPDATE`);
       // Every endpoint's new health in one statement: the rows stay locked for one round trip, not one per endpoint.
       const folded = locked.map((row) => ({ id: row.instance_id, ...foldHealth(row, byEndpoint.get(row.instance_id) ?? [], this.policy) }));
       await tx.query(sql.typeAlias('void')`

@@ -21,6 +21,9 @@ export interface WorkerOptions {
   onAttempt?(record: AttemptRecord): void;
 }
 
+/** A lane holds this many claims per attempt slot: enough queued to keep its slots busy between claims. */
+const LANE_DEPTH = 4;
+
 /**
  * Claims due deliveries from Postgres and runs them through a per-endpoint scheduler: each
  * endpoint has its own lane and concurrency limit, so a slow or dead endpoint holds at most its
@@ -33,6 +36,8 @@ export class DeliveryWorker {
   private readonly recorder: AttemptRecorder;
   private readonly secrets = new Map<string, string>();
   private readonly failing = new Map<string, boolean>();
+  /** Claims per endpoint whose attempt has not ended (queued or running): what its lane has taken. */
+  private readonly held = new Map<string, number>();
   private readonly now: () => number;
   private running = false;
   private loop: Promise<void> | null = null;
@@ -74,19 +79,22 @@ export class DeliveryWorker {
   private async run(): Promise<void> {
     let lastSweep = 0;
     while (this.running) {
-      let claimed = 0;
+      let more = false;
       try {
         if (this.now() - lastSweep >= Math.min(this.options.leaseMs / 4, 5_000)) {
           lastSweep = this.now();
           const released = await releaseExpiredLeases(this.options.pool, lastSweep);
           if (released > 0) this.options.logger.warn({ released }, 'webhook claims whose lease ran out are due again');
         }
-        claimed = await this.claimAndDispatch();
+        more = await this.claimAndDispatch();
       } catch (error) {
         this.options.logger.warn({ error: describeError(error) }, 'claiming webhook deliveries failed');
       }
-      // Something claimed: look again at once (more may be due); otherwise sleep until woken or the poll.
-      if (claimed === 0) await this.sleep();
+      // The claim was cut short by this process's capacity: look again at once (more may be due).
+      // Otherwise every lane got what was due, up to its room: sleep until a lane has drained to
+      // half, new deliveries are queued, or the poll (retries falling due), so claims come in
+      // lane-sized batches rather than one statement per finished attempt.
+      if (!more) await this.sleep();
     }
   }
 
@@ -96,43 +104,38 @@ export class DeliveryWorker {
   }
 
   private laneCap(instanceId: string): number {
-    return (this.failing.get(instanceId) ? 1 : this.options.endpointConcurrency) * 4;
+    return (this.failing.get(instanceId) ? 1 : this.options.endpointConcurrency) * LANE_DEPTH;
   }
 
-  private async claimAndDispatch(): Promise<number> {
+  /** Claims what is due, up to each lane's room; true when this process's capacity cut the claim short. */
+  private async claimAndDispatch(): Promise<boolean> {
     const limit = Math.min(this.capacity(), 500);
-    if (limit === 0) return 0;
+    if (limit === 0) return false;
     const claims = await claimDue(this.options.pool, {
       now: this.now(),
       limit,
-      perEndpoint: this.options.endpointConcurrency * 4,
+      laneCap: { healthy: this.options.endpointConcurrency * LANE_DEPTH, failing: LANE_DEPTH },
+      held: this.held,
       leaseMs: this.options.leaseMs,
-      skipInstances: this.fullLanes(),
     });
     for (const claim of claims) this.dispatch(claim);
-    return claims.length;
-  }
-
-  /** Endpoints holding a lane's worth here already (a failing endpoint's lane is short). */
-  private fullLanes(): string[] {
-    const full: string[] = [];
-    for (const instanceId of this.failing.keys()) {
-      if (this.scheduler.queuedFor(instanceId) + this.scheduler.activeFor(instanceId) >= this.laneCap(instanceId)) full.push(instanceId);
-    }
-    return full;
+    return claims.length === limit;
   }
 
   private dispatch(claim: ClaimedDelivery): void {
     this.inFlight++;
+    this.held.set(claim.instanceId, (this.held.get(claim.instanceId) ?? 0) + 1);
     this.failing.set(claim.instanceId, claim.endpointFailing);
     void this.scheduler
       .run(claim.instanceId, () => attemptDelivery(claim, this.attemptDeps))
       .then((record) => {
         this.failing.set(claim.instanceId, record.classification.outcome !== 'success');
         this.options.onAttempt?.(record);
-        // The lane has drained to half: claim more for it now rather than at the next poll.
-        if (this.scheduler.queuedFor(claim.instanceId) + this.scheduler.activeFor(claim.instanceId) <= this.laneCap(claim.instanceId) / 2) this.wake();
+        this.leaveLane(claim.instanceId);
         return this.recorder.record(record);
+      }, (error: unknown) => {
+        this.leaveLane(claim.instanceId);
+        throw error;
       })
       .catch((error) => this.options.logger.warn({ deliveryId: claim.deliveryId, error: describeError(error) }, 'webhook attempt not recorded'))
       .finally(() => {
@@ -140,6 +143,17 @@ export class DeliveryWorker {
         const idle = this.scheduler.activeFor(claim.instanceId) === 0 && this.scheduler.queuedFor(claim.instanceId) === 0;
         if (idle) this.failing.delete(claim.instanceId);
       });
+  }
+
+  /**
+   * An attempt has ended: its claim leaves the lane (its recording, a few ms, is bounded by the
+   * process's capacity instead). A lane drained to half claims more now rather than at the next poll.
+   */
+  private leaveLane(instanceId: string): void {
+    const held = (this.held.get(instanceId) ?? 1) - 1;
+    if (held > 0) this.held.set(instanceId, held);
+    else this.held.delete(instanceId);
+    if (held <= this.laneCap(instanceId) / 2) this.wake();
   }
 
   private secretsOf(claim: ClaimedDelivery): StoredSigningSecrets {
