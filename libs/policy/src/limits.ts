@@ -23,15 +23,21 @@ export function effectivePlan(state: CustomerPolicyState, config: PolicyConfig):
     plan,
     dailyLimit: override?.daily ?? plan.dailyLimit,
     monthlyLimit: override?.monthly ?? plan.monthlyLimit,
-    velocity: { ...plan.velocity, ...definedOnly(override?.velocity) },
-    bulk: { ...plan.bulk, ...definedOnly(override?.bulk) },
+    velocity: withDefined(plan.velocity, override?.velocity),
+    bulk: withDefined(plan.bulk, override?.bulk),
     quotaWindowOffsetMinutes: plan.quotaWindowOffsetMinutes ?? config.quotaWindowOffsetMinutes,
     overriddenBy: override ? override.grantedBy : null,
   };
 }
 
-/** Drops undefined members so a partial override does not blank out the plan's values. */
-function definedOnly<T extends object>(value: T | undefined): Partial<T> {
-  if (!value) return {};
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
+/**
+ * The plan's limits with an override's defined members on top (a partial override does not blank
+ * out the plan's values). A plain loop: this runs on every decision, and entries/fromEntries
+ * built three arrays per call (issue 29).
+ */
+function withDefined<T extends object>(base: T, override: Partial<T> | undefined): T {
+  if (!override) return base;
+  const merged = { ...base };
+  for (const key in override) if (override[key] !== undefined) merged[key] = override[key]!;
+  return merged;
 }

@@ -11,6 +11,8 @@ const LINKED_ID = /^[0-9]{1,32}@lid$/;
 
 /** The canonical form of a linked id (`<digits>@lid`), or null when `value` is not one. */
 export function canonicalLinkedId(value: string): string | null {
+  // Without an '@' it cannot be one: the rules ask this of every recipient (issue 29), and most are numbers.
+  if (!value.includes('@')) return null;
   const lowered = value.trim().toLowerCase();
   return LINKED_ID.test(lowered) ? lowered : null;
 }
@@ -29,9 +31,13 @@ export const recipientKey = (recipient: string): string => canonicalLinkedId(rec
  * it counts on every instance (docs/decisions.md, "Linked ids").
  */
 export function linkedIdsOf(state: CustomerPolicyState, phone: string): string[] {
-  const found = new Set<string>();
-  for (const links of Object.values(state.identities)) for (const lid of links.lids[phone] ?? []) found.add(lid);
-  return [...found];
+  // Asked of every recipient on every decision (issue 29): nothing is allocated unless a link is found.
+  let found: Set<string> | undefined;
+  for (const instanceId in state.identities) {
+    const lids = state.identities[instanceId]!.lids[phone];
+    if (lids) for (const lid of lids) (found ??= new Set()).add(lid);
+  }
+  return found ? [...found] : [];
 }
 
 /** The numbers a linked id is known to be, on any instance (normally one). */
@@ -49,6 +55,9 @@ export function linkedPhonesOf(state: CustomerPolicyState, lid: string): string[
  * excluded: numbers and linked ids reachable through links, transitively.
  */
 export function sameRecipients(state: CustomerPolicyState, recipient: string): string[] {
+  // Nobody linked to it (the common case): the walk below would find nothing, so skip its sets.
+  const direct = isLinkedId(recipient) ? linkedPhonesOf(state, recipient) : linkedIdsOf(state, recipient);
+  if (direct.length === 0) return [];
   const seen = new Set([recipient]);
   const queue = [recipient];
   while (queue.length > 0) {

@@ -17,8 +17,17 @@ const SHARDS = 100;
 
 /** The shard a contact is kept in: its last two digits (a key without digits, which no send has, goes to shard 0). */
 export function contactShard(key: string): number {
-  const digits = key.replace(/\D/g, '');
-  return digits.length === 0 ? 0 : Number(digits.slice(-2));
+  // The last two digits read from the end, not by stripping every non-digit first: asked of
+  // each send's recipient in decide and again in evolve (issue 29).
+  let shard = 0;
+  let scale = 1;
+  for (let index = key.length - 1; index >= 0 && scale < 100; index -= 1) {
+    const code = key.charCodeAt(index) - 48; // '0'
+    if (code < 0 || code > 9) continue;
+    shard += code * scale;
+    scale *= 10;
+  }
+  return shard;
 }
 
 /** Where `key` is, or would go, in the sorted `shard`. */

@@ -3,6 +3,7 @@ import type { Rule } from '../types.ts';
 import { firstContactAllowance, type FirstContactAllowance } from './allowance.ts';
 import { isFirstContact } from './contacts.ts';
 import { countWithin, windowOf } from './windows.ts';
+import { isoTime } from '../time/iso-time.ts';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -23,8 +24,8 @@ export const instanceNotRestricted: Rule = {
     if (!guard || !restriction || restriction.until <= command.occurredAt) return pass(restrictedName);
     const details = {
       restriction_signal: restriction.signal,
-      restricted_at: new Date(restriction.at).toISOString(),
-      restricted_until: new Date(restriction.until).toISOString(),
+      restricted_at: isoTime(restriction.at),
+      restricted_until: isoTime(restriction.until),
       signals: countWithin(guard.signals, command.occurredAt, config.guard.restriction.signalWindowMs),
     };
     if (!isFirstContact(state, command.instanceId, command.recipient)) return pass(restrictedName, { first_contact: false, ...details });

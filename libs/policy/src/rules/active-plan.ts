@@ -1,5 +1,6 @@
 import type { Rule } from '../types.ts';
 import { fail, pass } from './verdict.ts';
+import { isoTime } from '../time/iso-time.ts';
 
 const name = 'active_plan';
 const message = 'An active plan is required to send messages.';
@@ -14,8 +15,8 @@ export const activePlan: Rule = {
     if (planId === null) return fail(name, 'active_plan_required', message, { reason: 'no_plan' });
     if (!plan) return fail(name, 'active_plan_required', message, { reason: 'unknown_plan', plan: planId });
     if (validUntil === null || command.occurredAt >= validUntil) {
-      return fail(name, 'active_plan_required', message, { reason: 'plan_expired', plan: planId, valid_until: validUntil === null ? null : new Date(validUntil).toISOString() });
+      return fail(name, 'active_plan_required', message, { reason: 'plan_expired', plan: planId, valid_until: validUntil === null ? null : isoTime(validUntil) });
     }
-    return pass(name, { plan: planId, valid_until: new Date(validUntil).toISOString() });
+    return pass(name, { plan: planId, valid_until: isoTime(validUntil) });
   },
 };

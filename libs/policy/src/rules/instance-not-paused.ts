@@ -1,5 +1,6 @@
 import type { Rule } from '../types.ts';
 import { fail, pass } from './verdict.ts';
+import { isoTime } from '../time/iso-time.ts';
 
 const name = 'instance_not_paused';
 
@@ -15,7 +16,7 @@ export const instanceNotPaused: Rule = {
       instance_id: command.instanceId,
       reason: pause.reason,
       paused_by: pause.by,
-      paused_at: new Date(pause.at).toISOString(),
+      paused_at: isoTime(pause.at),
     });
   },
 };

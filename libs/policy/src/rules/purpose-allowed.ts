@@ -12,6 +12,16 @@ export function allowedPurposes(state: CustomerPolicyState, instanceId: string):
   return customer.filter((p) => isMessagePurpose(p) && (!instance || instance.includes(p)));
 }
 
+/**
+ * Whether one of the five purposes is in allowedPurposes, asked without building the list: the
+ * list is only needed in the details of a refusal, and this runs on every decision (issue 29).
+ */
+function allows(state: CustomerPolicyState, instanceId: string, purpose: string): boolean {
+  const { customer, instances } = state.purposes;
+  const instance = instances[instanceId];
+  return (!customer || customer.includes(purpose)) && (!instance || instance.includes(purpose));
+}
+
 /** Only the five non-marketing purposes exist; the customer may narrow them, per instance too. */
 export const purposeAllowed: Rule = {
   name,
@@ -21,9 +31,8 @@ export const purposeAllowed: Rule = {
     if (!isMessagePurpose(command.purpose)) {
       return fail(name, 'message_purpose_not_allowed', `The message purpose "${command.purpose}" is not allowed.`, { field: 'message_purpose', value: command.purpose, reason: 'unknown_purpose', allowed: [...MESSAGE_PURPOSES] });
     }
+    if (allows(state, command.instanceId, command.purpose)) return pass(name, { purpose: command.purpose });
     const allowed = allowedPurposes(state, command.instanceId);
-    return allowed.includes(command.purpose)
-      ? pass(name, { purpose: command.purpose })
-      : fail(name, 'message_purpose_not_allowed', `The message purpose "${command.purpose}" is not allowed for this instance.`, { field: 'message_purpose', value: command.purpose, reason: 'not_allowed_for_account', allowed: [...allowed] });
+    return fail(name, 'message_purpose_not_allowed', `The message purpose "${command.purpose}" is not allowed for this instance.`, { field: 'message_purpose', value: command.purpose, reason: 'not_allowed_for_account', allowed: [...allowed] });
   },
 };

@@ -1,6 +1,7 @@
 import type { ErrorCode } from '@gw/contract';
 import type { Rule, RuleContext } from '../types.ts';
 import { fail, pass } from './verdict.ts';
+import { isoTime } from '../time/iso-time.ts';
 
 /**
  * The calendar window a command counts in: its own, unless the state already moved to a newer one
@@ -25,7 +26,7 @@ export function quotaRule(period: 'day' | 'month', name: string, code: ErrorCode
         limit,
         used,
         window,
-        resets_at: new Date(period === 'day' ? windows.dayResetsAt : windows.monthResetsAt).toISOString(),
+        resets_at: isoTime(period === 'day' ? windows.dayResetsAt : windows.monthResetsAt),
         ...(plan.overriddenBy ? { override_granted_by: plan.overriddenBy } : {}),
       };
       return used < limit ? pass(name, details) : fail(name, code, `The ${label} message limit of ${limit} is reached.`, details);

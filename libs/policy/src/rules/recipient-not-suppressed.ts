@@ -2,6 +2,7 @@ import { linkedIdsOf } from '../linked-ids.ts';
 import type { SuppressionEntry } from '../state.ts';
 import type { Rule } from '../types.ts';
 import { fail, pass } from './verdict.ts';
+import { isoTime } from '../time/iso-time.ts';
 
 const name = 'recipient_not_suppressed';
 
@@ -36,7 +37,7 @@ function refused(entry: Entry, through?: 'linked_id') {
   return fail(name, 'recipient_suppressed', 'The recipient is suppressed for this account.', {
     source: first,
     sources,
-    suppressed_at: new Date(entry[first]!.at).toISOString(),
+    suppressed_at: isoTime(entry[first]!.at),
     ...(via ? { via } : {}),
   });
 }

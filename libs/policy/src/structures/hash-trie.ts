@@ -116,11 +116,13 @@ export function trieSweep<V>(trie: TrieNode<V>, keep: (key: string, value: V) =>
 }
 
 function sweepNode<V>(node: TrieNode<V>, keep: (key: string, value: V) => V | undefined, shift: number): TrieSlot<V> | undefined {
-  const s: Array<TrieSlot<V>> = [];
+  // The kept slots are copied only from the first slot that changes: most nodes of a sweep keep
+  // every slot, and a copy per node was most of a sweep's garbage (issue 29).
+  let s: Array<TrieSlot<V>> | undefined;
   let m = 0;
   let bits = node.m;
-  let changed = false;
-  for (const slot of node.s) {
+  for (let index = 0; index < node.s.length; index += 1) {
+    const slot = node.s[index]!;
     const bit = bits & -bits;
     bits &= bits - 1;
     let next: TrieSlot<V> | undefined;
@@ -130,13 +132,16 @@ function sweepNode<V>(node: TrieNode<V>, keep: (key: string, value: V) => V | un
     } else {
       next = sweepNode(slot, keep, shift + BITS);
     }
-    if (next !== slot) changed = true;
-    if (next !== undefined) {
+    if (next !== slot && s === undefined) {
+      s = node.s.slice(0, index);
+      m = node.m & (bit - 1); // the slots before this one: the bits below its own
+    }
+    if (s !== undefined && next !== undefined) {
       s.push(next);
       m |= bit;
     }
   }
-  if (!changed) return node;
+  if (s === undefined) return node;
   if (s.length === 0) return undefined;
   // A lone entry moves up to its parent's slot, as set would have placed it (the shape stays canonical).
   if (s.length === 1 && isEntry(s[0]!)) return s[0];
