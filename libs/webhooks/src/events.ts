@@ -428,8 +428,17 @@ export function buildWebhookEvent<E extends WebhookEventName>(input: WebhookEven
  * (appended, the other bytes as stored). Done at send time, so a delivery queued before the field
  * existed gets it too. A body that is not a JSON object (none is: buildWebhookEvent made it) is
  * posted as it is rather than stop the worker.
+ *
+ * Every stored body is JSON.stringify output of an object (buildWebhookEvent; see the migration
+ * 1700000001700), so without a webhook_id key yet, parsing it and writing it again with the field
+ * added gives its own bytes with `,"webhook_id":<id>` before the closing brace: that text is
+ * written directly, without the parse and the re-serialisation (once per attempt, per delivery).
+ * A body that already names webhook_id, or is not an object, takes the long way.
  */
 export function withWebhookId(body: string, webhookId: string): string {
+  if (body.startsWith('{"') && body.endsWith('}') && !body.includes(`"${WEBHOOK_ID_FIELD}"`)) {
+    return `${body.slice(0, -1)},"${WEBHOOK_ID_FIELD}":${JSON.stringify(webhookId)}}`;
+  }
   let value: unknown;
   try {
     value = JSON.parse(body);

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import {
   WEBHOOK_EVENT_FIELDS,
   WEBHOOK_EVENT_GROUPS,
@@ -242,6 +242,34 @@ describe('withWebhookId', () => {
     expect(withWebhookId(posted, 'whd_0123')).toBe(posted);
     expect(webhookEventJsonSchema('message.sent')).toMatchObject({ properties: { webhook_id: { type: 'string' } } });
     expect((webhookEventJsonSchema('message.sent') as { required: string[] }).required).not.toContain('webhook_id');
+  });
+
+  // The short way (no parse, no re-serialisation) must write the bytes the long way writes: the
+  // reference below is that long way, applied to bodies buildWebhookEvent makes of awkward text.
+  const parsedAndWrittenAgain = (body: string, id: string) => JSON.stringify({ ...JSON.parse(body), webhook_id: id });
+  const awkwardTexts = ['plain', 'quote " backslash \\ slash /', 'text naming "webhook_id": "whd_x" as a customer might', '\u2028\u2029 line separators', 'emoji 👋 Grüße 漢字', 'lone \ud800 surrogate', 'tab\tnew\nline\u0001', '}', '{"webhook_id":1}'];
+
+  it('given bodies buildWebhookEvent made, then the bytes a parse and a re-serialisation would write, without parsing', () => {
+    const parse = vi.spyOn(JSON, 'parse');
+    try {
+      for (const text of awkwardTexts) {
+        const body = buildWebhookEvent({ event: 'message.received', instance_id: 42, instance_name: 'Desk "1" \\ Ü', timestamp: '2025-01-31T12:00:00.000Z', from: '+15551234567', message_text: text, from_lid: '123456789@lid' }).body;
+        const posted = withWebhookId(body, 'whd_00ff');
+        parse.mockClear();
+        expect(posted).toBe(parsedAndWrittenAgain(body, 'whd_00ff'));
+        parse.mockClear();
+        withWebhookId(body, 'whd_00ff');
+        expect(parse).not.toHaveBeenCalled();
+      }
+    } finally {
+      parse.mockRestore();
+    }
+  });
+
+  it('given a body that already has a webhook_id, then it is replaced in place (the long way)', () => {
+    const posted = withWebhookId(built.body, 'whd_old');
+    expect(withWebhookId(posted, 'whd_new')).toBe(parsedAndWrittenAgain(posted, 'whd_new'));
+    expect(withWebhookId(posted, 'whd_new')).toBe(`${built.body.slice(0, -1)},"webhook_id":"whd_new"}`);
   });
 
   it('refuses a webhook_id that is not a token, and posts a body that is not a JSON object as it is', () => {

@@ -63,6 +63,8 @@ export {
   generateDeliveryId,
   deliveryIdFor,
   buildWebhookHeaders,
+  signingKey,
+  type SigningKey,
   type SignatureCheck,
   type VerifySignatureInput,
   type WebhookHeadersInput,

@@ -1,4 +1,4 @@
-import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, createSecretKey, randomBytes, timingSafeEqual, type KeyObject } from 'node:crypto';
 
 /**
  * Signing of outgoing customer webhooks, two ways side by side (docs/webhooks.md, "Signatures"):
@@ -58,11 +58,20 @@ function assertTimestamp(timestampSeconds: number): void {
 
 /** `sha256=<hex>` over `${timestampSeconds}.${rawBody}`. rawBody must be the exact bytes sent. */
 export function sign(secret: string, timestampSeconds: number, rawBody: string | Uint8Array): string {
+  return signWithKey(contractKey(secret), timestampSeconds, rawBody);
+}
+
+/** The contract header's HMAC key: the secret's UTF-8 bytes, whatever its form. */
+function contractKey(secret: string): Buffer {
   if (typeof secret !== 'string' || secret.length === 0) throw new TypeError('signing secret must be a non-empty string');
+  return Buffer.from(secret, 'utf8');
+}
+
+function signWithKey(key: Buffer | KeyObject, timestampSeconds: number, rawBody: string | Uint8Array): string {
   assertTimestamp(timestampSeconds);
-  const hmac = createHmac('sha256', Buffer.from(secret, 'utf8'));
+  const hmac = createHmac('sha256', key);
   hmac.update(`${timestampSeconds}.`, 'utf8');
-  hmac.update(typeof rawBody === 'string' ? Buffer.from(rawBody, 'utf8') : rawBody);
+  hmac.update(rawBody);
   return SIGNATURE_PREFIX + hmac.digest('hex');
 }
 
@@ -128,12 +137,31 @@ export function standardWebhooksSecret(secret: string): string {
 
 /** One "v1,<base64>" signature over `${id}.${timestampSeconds}.${rawBody}` (Standard Webhooks, symmetric). */
 export function signStandard(secret: string, id: string, timestampSeconds: number, rawBody: string | Uint8Array): string {
+  return signStandardWithKey(standardWebhooksKey(secret), id, timestampSeconds, rawBody);
+}
+
+function signStandardWithKey(key: Buffer | KeyObject, id: string, timestampSeconds: number, rawBody: string | Uint8Array): string {
   assertTimestamp(timestampSeconds);
   assertWebhookId(id);
-  const hmac = createHmac('sha256', standardWebhooksKey(secret));
+  const hmac = createHmac('sha256', key);
   hmac.update(`${id}.${timestampSeconds}.`, 'utf8');
-  hmac.update(typeof rawBody === 'string' ? Buffer.from(rawBody, 'utf8') : rawBody);
+  hmac.update(rawBody);
   return `${STANDARD_SIGNATURE_VERSION},${hmac.digest('base64')}`;
+}
+
+/**
+ * One signing secret made ready to sign many attempts: both HMAC keys derived from it once (the
+ * standard one takes a format check and a base64 decode), for a caller that keeps it as long as
+ * the secret itself signs (the worker's SigningKeyCache) and passes it as a SigningSecrets entry.
+ * Refuses what sign and signStandard refuse.
+ */
+export interface SigningKey {
+  readonly contract: KeyObject;
+  readonly standard: KeyObject;
+}
+
+export function signingKey(secret: string): SigningKey {
+  return { contract: createSecretKey(contractKey(secret)), standard: createSecretKey(standardWebhooksKey(secret)) };
 }
 
 /**
@@ -164,10 +192,13 @@ export function deliveryIdFor(eventId: string, instanceId: string): string {
   return DELIVERY_ID_PREFIX + createHash('sha256').update(`${eventId}\n${instanceId}`, 'utf8').digest('hex').slice(0, 32);
 }
 
-/** The secrets that sign one attempt: the current one, and the previous one while its overlap lasts. */
-export interface SigningSecrets {
-  readonly current: string;
-  readonly previous?: string | null;
+/**
+ * The secrets that sign one attempt: the current one, and the previous one while its overlap lasts;
+ * each as its text, or as the keys derived from it (signingKey).
+ */
+export interface SigningSecrets<S extends string | SigningKey = string | SigningKey> {
+  readonly current: S;
+  readonly previous?: S | null;
 }
 
 export interface WebhookHeadersInput {
@@ -205,8 +236,9 @@ export function buildWebhookHeaders(input: WebhookHeadersInput): Record<string, 
   const secrets = typeof input.secret === 'string' ? { current: input.secret } : input.secret;
   if (secrets?.current) {
     const signing = secrets.previous ? [secrets.current, secrets.previous] : [secrets.current];
-    headers[WEBHOOK_HEADERS.signature] = sign(signing.at(-1)!, input.timestampSeconds, input.body);
-    headers[STANDARD_WEBHOOK_HEADERS.signature] = signing.map((s) => signStandard(s, input.deliveryId, input.timestampSeconds, input.body)).join(' ');
+    const keys = signing.map((s) => (typeof s === 'string' ? { contract: contractKey(s), standard: standardWebhooksKey(s) } : s));
+    headers[WEBHOOK_HEADERS.signature] = signWithKey(keys.at(-1)!.contract, input.timestampSeconds, input.body);
+    headers[STANDARD_WEBHOOK_HEADERS.signature] = keys.map((k) => signStandardWithKey(k.standard, input.deliveryId, input.timestampSeconds, input.body)).join(' ');
   }
   return headers;
 }

@@ -12,6 +12,7 @@ import {
   generateSigningSecret,
   sign,
   signStandard,
+  signingKey,
   standardWebhooksKey,
   standardWebhooksSecret,
   verifySignature,
@@ -222,5 +223,32 @@ describe('rotation overlap', () => {
     const after = at(stored.previousExpiresAt + 1_000);
     expect(after.headers['webhook-signature']).toBe(signStandard(newSecret, 'whd_rot', after.timestampSeconds, body));
     expect(after.headers[WEBHOOK_HEADERS.signature]).toBe(sign(newSecret, after.timestampSeconds, body));
+  });
+});
+
+describe('signingKey (keys derived once per secret)', () => {
+  const body = '{"event":"message.sent","instance_id":"7","note":"Grüße 👋","webhook_id":"whd_keys"}';
+  const now = Math.floor(Date.now() / 1000);
+
+  it('given keys instead of the secrets, then the very same headers, byte for byte, which the standardwebhooks package verifies', () => {
+    const oldSecret = generateSigningSecret();
+    const newSecret = generateSigningSecret();
+    for (const [texts, keys] of [
+      [{ current: newSecret }, { current: signingKey(newSecret) }],
+      [{ current: newSecret, previous: oldSecret }, { current: signingKey(newSecret), previous: signingKey(oldSecret) }],
+    ] as const) {
+      const input = { event: 'message.sent', deliveryId: 'whd_keys', body, timestampSeconds: now, attempt: 2 };
+      const fromKeys = buildWebhookHeaders({ ...input, secret: keys });
+      expect(fromKeys).toEqual(buildWebhookHeaders({ ...input, secret: texts }));
+      for (const secret of [texts.current, ...('previous' in texts ? [texts.previous] : [])]) {
+        expect(new Webhook(standardWebhooksSecret(secret)).verify(body, fromKeys)).toMatchObject({ webhook_id: 'whd_keys' });
+      }
+      expect(fromKeys[WEBHOOK_HEADERS.signature]).toBe(sign('previous' in texts ? texts.previous : texts.current, now, body));
+    }
+  });
+
+  it('refuses what signing refuses: an empty secret, or one that does not encode 24 to 64 bytes', () => {
+    expect(() => signingKey('')).toThrow(/secret/);
+    expect(() => signingKey('whsec_short')).toThrow(/24-64 bytes/);
   });
 });

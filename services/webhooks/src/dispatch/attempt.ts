@@ -9,6 +9,7 @@ import {
   type DeliveryPlan,
   type DeliveryResult,
   type RetryPolicy,
+  type SigningKey,
   type SsrfGuard,
   type StoredSigningSecrets,
 } from '@gw/webhooks';
@@ -31,8 +32,8 @@ export interface AttemptDeps {
   policy: RetryPolicy;
   now: () => number;
   random?: () => number;
-  /** The endpoint's signing secrets in plain text (opened from their sealed form), with the previous one's expiry. */
-  secretsFor(claim: ClaimedDelivery): StoredSigningSecrets;
+  /** The endpoint's signing secrets (opened from their sealed form; as text or as derived keys), with the previous one's expiry. */
+  secretsFor(claim: ClaimedDelivery): StoredSigningSecrets<string | SigningKey>;
 }
 
 /** What one attempt did and what follows from it: the unit the recorder writes. */

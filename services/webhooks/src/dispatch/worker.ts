@@ -1,9 +1,10 @@
 import type { Pool } from '@gw/db';
 import { describeError, type Logger } from '@gw/observability';
-import { DeliveryScheduler, type RetryPolicy, type SsrfGuard, type StoredSigningSecrets } from '@gw/webhooks';
+import { DeliveryScheduler, type RetryPolicy, type SsrfGuard } from '@gw/webhooks';
 import { attemptDelivery, type AttemptDeps, type AttemptRecord } from './attempt.ts';
 import { claimDue, releaseExpiredLeases, type ClaimedDelivery } from './claims.ts';
 import { AttemptRecorder } from './recorder.ts';
+import { SigningKeyCache } from './signing-keys.ts';
 
 export interface WorkerOptions {
   pool: Pool;
@@ -34,7 +35,7 @@ const LANE_DEPTH = 4;
 export class DeliveryWorker {
   private readonly scheduler: DeliveryScheduler;
   private readonly recorder: AttemptRecorder;
-  private readonly secrets = new Map<string, string>();
+  private readonly signingKeys: SigningKeyCache;
   private readonly failing = new Map<string, boolean>();
   /** Claims per endpoint whose attempt has not ended (queued or running): what its lane has taken. */
   private readonly held = new Map<string, number>();
@@ -48,7 +49,8 @@ export class DeliveryWorker {
 
   constructor(private readonly options: WorkerOptions) {
     this.now = options.now ?? Date.now;
-    this.attemptDeps = { guard: options.guard, policy: options.policy, now: this.now, secretsFor: (c) => this.secretsOf(c) };
+    this.signingKeys = new SigningKeyCache({ open: options.openSecret });
+    this.attemptDeps = { guard: options.guard, policy: options.policy, now: this.now, secretsFor: (c) => this.signingKeys.keysFor(c, this.now()) };
     this.scheduler = new DeliveryScheduler({
       globalConcurrency: options.concurrency,
       perEndpointConcurrency: (instanceId) => (this.failing.get(instanceId) ? 1 : options.endpointConcurrency),
@@ -83,6 +85,7 @@ export class DeliveryWorker {
       try {
         if (this.now() - lastSweep >= Math.min(this.options.leaseMs / 4, 5_000)) {
           lastSweep = this.now();
+          this.signingKeys.prune(lastSweep);
           const released = await releaseExpiredLeases(this.options.pool, lastSweep);
           if (released > 0) this.options.logger.warn({ released }, 'webhook claims whose lease ran out are due again');
         }
@@ -154,25 +157,6 @@ export class DeliveryWorker {
     if (held > 0) this.held.set(instanceId, held);
     else this.held.delete(instanceId);
     if (held <= this.laneCap(instanceId) / 2) this.wake();
-  }
-
-  private secretsOf(claim: ClaimedDelivery): StoredSigningSecrets {
-    return {
-      current: this.secret(claim.signingSecretEnc, claim.instanceId),
-      previous: claim.previousSigningSecretEnc === null ? null : this.secret(claim.previousSigningSecretEnc, claim.instanceId),
-      previousExpiresAt: claim.previousSecretExpiresAt,
-    };
-  }
-
-  private secret(sealed: string, instanceId: string): string {
-    // Keyed by row too: a value copied to another endpoint must not open there from the cache.
-    const key = `${instanceId}\n${sealed}`;
-    let plain = this.secrets.get(key);
-    if (plain === undefined) {
-      plain = this.options.openSecret(sealed, instanceId);
-      this.secrets.set(key, plain);
-    }
-    return plain;
   }
 
   private sleep(): Promise<void> {
