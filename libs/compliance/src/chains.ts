@@ -5,8 +5,8 @@
 // chain from the entry it last got to, so every run reads only what was appended since).
 import { sql, z, type Queryable } from '@gw/db';
 import type { SendDecided } from '@gw/events';
-import { fromLogRow, GENESIS_HASH, PolicyLogRow } from '@gw/policy-log';
-import { comparable, differingFields, digests, sameCopy, type Findings } from './copies.ts';
+import { entryHash, fromLogRow, GENESIS_HASH, PolicyLogRow } from '@gw/policy-log';
+import { comparable, differingFields, sameCopy, type Findings } from './copies.ts';
 import { cursor, POLICY_LOG_COLUMNS } from './entries.ts';
 import { yielder } from './progress.ts';
 
@@ -44,8 +44,8 @@ export class ChainWalk {
     this.reached = new Map(from);
   }
 
-  /** Checks the next row; returns its entry and the digest its copies are compared by. */
-  next(row: PolicyLogRow): { entry: SendDecided; compare: string } {
+  /** Checks the next row; returns its entry and the hash recomputed from its columns. */
+  next(row: PolicyLogRow): { entry: SendDecided; recomputed: string } {
     if (row.partition_chain !== this.chain) {
       this.close();
       this.chain = row.partition_chain;
@@ -56,7 +56,7 @@ export class ChainWalk {
     const entry = fromLogRow(row);
     const { findings } = this;
     if (entry.prev_hash !== this.prev) findings.report(entry.log_id, 'db_chain', `prev_hash ${entry.prev_hash.slice(0, 12)}… is not the previous entry's hash ${this.prev.slice(0, 12)}… in partition ${entry.partition_chain}`, ['prev_hash']);
-    const { recomputed, compare } = digests(entry);
+    const recomputed = entryHash(entry.prev_hash, entry);
     if (recomputed !== entry.entry_hash) findings.report(entry.log_id, 'db_hash', `entry_hash ${entry.entry_hash.slice(0, 12)}… does not match the row's columns (recomputed ${recomputed.slice(0, 12)}…)`, ['entry_hash']);
     if (!sameCopy(entry, row.decision_event)) {
       const fields = differingFields(comparable(entry), comparable(row.decision_event));
@@ -64,7 +64,7 @@ export class ChainWalk {
     }
     this.prev = entry.entry_hash;
     this.last = entry.log_id;
-    return { entry, compare };
+    return { entry, recomputed };
   }
 
   /** After the last row: closes the chain walked last. */

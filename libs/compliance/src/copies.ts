@@ -63,17 +63,72 @@ export const comparable = (entry: SendDecided) => ({ ...chainedFields(entry), er
  */
 export function digests(entry: SendDecided): { recomputed: string; compare: string } {
   const recomputed = entryHash(entry.prev_hash, entry);
-  return { recomputed, compare: digestOf([recomputed, entry.entry_hash, entry.error_message ?? null]) };
+  return { recomputed, compare: compareDigest(entry, recomputed) };
+}
+
+/** The comparison digest of a copy whose hash was already recomputed (see digests). */
+export const compareDigest = (entry: SendDecided, recomputed: string): string => digestOf([recomputed, entry.entry_hash, entry.error_message ?? null]);
+
+/** The chained fields but the reasons, as SendDecided names them (command_id is correlation_id). */
+const SCALARS = ['log_id', 'event_id', 'correlation_id', 'customer_id', 'instance_id', 'message_id', 'recipient', 'message_purpose', 'message_digest', 'decision', 'error_code', 'policy_version', 'occurred_at', 'partition_chain', 'prev_hash', 'entry_hash'] as const;
+
+/**
+ * Whether two copies are the same entry to the letter: every comparable field strictly equal, the
+ * reasons member by member. Stricter than sameCopy (a detail null in one and absent in the other
+ * differs here), so that two identical copies have the same canonical form: the hash recomputed
+ * from one is the other's, and their comparison digests are equal. Verify hashes a record that is
+ * identical to its row once, not once per copy; a copy that is not identical takes the full path
+ * (its own hash and digest). No object or string is built: this runs for every entry.
+ */
+export function identicalCopies(a: SendDecided, b: SendDecided): boolean {
+  for (const key of SCALARS) if (a[key] !== b[key]) return false;
+  if ((a.error_message ?? null) !== (b.error_message ?? null)) return false;
+  const x = a.reasons;
+  const y = b.reasons;
+  if (!Array.isArray(x) || !Array.isArray(y) || x.length !== y.length) return false;
+  for (let i = 0; i < x.length; i++) {
+    const r = x[i] as unknown as Record<string, unknown>;
+    const s = y[i] as unknown as Record<string, unknown>;
+    if (typeof r !== 'object' || r === null || typeof s !== 'object' || s === null) return false;
+    if (!sameMembers(r, s)) return false;
+  }
+  return true;
+}
+
+/**
+ * Whether two objects have the same canonical JSON members: own enumerable members, the undefined
+ * ones left out (as canonical JSON leaves them out), strictly equal. A decoded record is an
+ * instance whose prototype has enumerable methods (avsc): Object.keys lists its own members, and
+ * is several times faster on it than a for-in that skips the prototype's. Values are compared by
+ * identity, so a nested object (none today) is never taken for equal.
+ */
+function sameMembers(r: Record<string, unknown>, s: Record<string, unknown>): boolean {
+  const ownR = Object.keys(r);
+  const ownS = Object.keys(s);
+  let defined = 0;
+  for (let i = 0; i < ownR.length; i++) {
+    const value = r[ownR[i]!];
+    if (value === undefined) continue;
+    if (value !== s[ownR[i]!] || !Object.hasOwn(s, ownR[i]!) || (typeof value === 'object' && value !== null)) return false;
+    defined++;
+  }
+  for (let i = 0; i < ownS.length; i++) if (s[ownS[i]!] !== undefined) defined--;
+  return defined === 0;
 }
 
 /** Whether two copies agree on everything comparable: each field by value, the reasons rule by rule. */
 export function sameCopy(a: SendDecided, b: SendDecided): boolean {
-  const x = comparable(a);
-  const y = comparable(b);
-  for (const key of Object.keys(x) as Array<keyof typeof x>) {
-    if (key !== 'reasons' && x[key] !== y[key]) return false;
+  for (const key of SCALARS) if (a[key] !== b[key]) return false;
+  if ((a.error_message ?? null) !== (b.error_message ?? null)) return false;
+  const x = a.reasons;
+  const y = b.reasons;
+  if (x.length !== y.length) return false;
+  for (let i = 0; i < x.length; i++) {
+    const r = x[i]!;
+    const s = y[i]!;
+    if (r.rule !== s.rule || r.outcome !== s.outcome || (r.detail ?? null) !== (s.detail ?? null)) return false;
   }
-  return x.reasons.length === y.reasons.length && x.reasons.every((r, i) => r.rule === y.reasons[i]!.rule && r.outcome === y.reasons[i]!.outcome && (r.detail ?? null) === (y.reasons[i]!.detail ?? null));
+  return true;
 }
 
 /** The fields two copies disagree on (to say what differs, once they are known to). */

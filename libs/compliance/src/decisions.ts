@@ -11,8 +11,8 @@ import type { KafkaInspector, PartitionRange } from '@gw/kafka';
 import { fromLogRow, GENESIS_HASH, PolicyLogRow } from '@gw/policy-log';
 import { ChainRows } from './chain-rows.ts';
 import { ChainWalk, type ChainHead } from './chains.ts';
-import { digests, type Findings } from './copies.ts';
-import { POLICY_LOG_COLUMNS } from './entries.ts';
+import { compareDigest, digests, identicalCopies, type Findings } from './copies.ts';
+import { CheckedPolicyLogRow, POLICY_LOG_COLUMNS } from './entries.ts';
 import { yielder } from './progress.ts';
 
 export interface CopiesScope {
@@ -49,7 +49,7 @@ class ChainCopies {
   lastRecordHash = GENESIS_HASH;
 
   constructor(
-    readonly rows: ChainRows<typeof PolicyLogRow>,
+    readonly rows: ChainRows<typeof CheckedPolicyLogRow.parser>,
     findings: Findings,
     heads: Map<number, ChainHead>,
   ) {
@@ -65,7 +65,7 @@ export async function checkCopies(kafka: KafkaInspector, codec: EventCodec, tx: 
   const chains = new Map<number, ChainCopies>();
   const chainOf = (chain: number) => {
     let copies = chains.get(chain);
-    if (!copies) chains.set(chain, (copies = new ChainCopies(new ChainRows(tx, PolicyLogRow, chain), findings, scope.heads)));
+    if (!copies) chains.set(chain, (copies = new ChainCopies(new ChainRows(tx, CheckedPolicyLogRow, chain, { prefetch: true }), findings, scope.heads)));
     return copies;
   };
   const counts = { rows: 0, customerRows: 0, read: 0, firsts: 0 };
@@ -79,47 +79,61 @@ export async function checkCopies(kafka: KafkaInspector, codec: EventCodec, tx: 
   /** Walks the next row of a chain (it exists: peeked). */
   const walkRow = (copies: ChainCopies) => {
     const row = copies.rows.take();
-    const { entry, compare } = copies.walk.next(row);
+    const walked = copies.walk.next(row);
     counts.rows++;
-    if (scope.customerId !== null && entry.customer_id === scope.customerId) {
+    if (scope.customerId !== null && walked.entry.customer_id === scope.customerId) {
       counts.customerRows++;
-      policyVersions.add(entry.policy_version);
-      customerLogIds.add(entry.log_id);
+      policyVersions.add(walked.entry.policy_version);
+      customerLogIds.add(walked.entry.log_id);
     }
-    return { entry, compare };
+    return walked;
   };
+  /** Walks the next row of a chain and keeps it aside: no record met it (yet). */
+  const walkLooseRow = (copies: ChainCopies) => {
+    const { entry, recomputed } = walkRow(copies);
+    looseRows.set(entry.log_id, { compare: compareDigest(entry, recomputed), commandId: entry.correlation_id, customerId: entry.customer_id });
+  };
+  const kafkaHash = (entry: SendDecided, recomputed: string, position: string) => {
+    if (recomputed !== entry.entry_hash) findings.report(entry.log_id, 'kafka_hash', `record ${position}: entry_hash does not match its content`, ['entry_hash']);
+  };
+  const looseRecord = (entry: SendDecided, position: string, compare: string): LooseRecord => ({ logId: entry.log_id, position, compare, customerId: entry.customer_id });
 
   const onRecord = async (entry: SendDecided, position: string) => {
     const copies = chainOf(entry.partition_chain);
-    const { recomputed, compare } = digests(entry);
-    const loose: LooseRecord = { logId: entry.log_id, position, compare, customerId: entry.customer_id };
     if (entry.log_id <= copies.lastRecordLogId) {
       // Behind the chain's records: the first record of a row left loose, else another copy.
+      const { recomputed, compare } = digests(entry);
       const row = looseRows.get(entry.log_id);
-      if (!row) return void behind.push(loose);
+      if (!row) return void behind.push(looseRecord(entry, position, compare));
       looseRows.delete(entry.log_id);
       counts.firsts++;
-      if (recomputed !== entry.entry_hash) findings.report(entry.log_id, 'kafka_hash', `record ${position}: entry_hash does not match its content`, ['entry_hash']);
-      if (row.compare !== compare) ahead.push(loose);
+      kafkaHash(entry, recomputed, position);
+      if (row.compare !== compare) ahead.push(looseRecord(entry, position, compare));
       return;
     }
     counts.firsts++;
-    if (recomputed !== entry.entry_hash) findings.report(entry.log_id, 'kafka_hash', `record ${position}: entry_hash does not match its content`, ['entry_hash']);
     if (entry.prev_hash !== copies.lastRecordHash) {
       findings.report(entry.log_id, 'kafka_chain', `prev_hash ${entry.prev_hash.slice(0, 12)}… is not the previous record's hash ${copies.lastRecordHash.slice(0, 12)}… in partition ${entry.partition_chain}`, ['prev_hash']);
     }
     copies.lastRecordLogId = entry.log_id;
     copies.lastRecordHash = entry.entry_hash;
     // Rows before it have no record so far.
-    for (let row = await copies.rows.peek(); row && row.log_id < entry.log_id; row = await copies.rows.peek()) {
-      const walked = walkRow(copies);
-      looseRows.set(walked.entry.log_id, { compare: walked.compare, commandId: walked.entry.correlation_id, customerId: walked.entry.customer_id });
-    }
+    for (let row = await copies.rows.peek(); row && row.log_id < entry.log_id; row = await copies.rows.peek()) walkLooseRow(copies);
     if ((await copies.rows.peek())?.log_id === entry.log_id) {
-      if (walkRow(copies).compare !== compare) ahead.push(loose);
+      const walked = walkRow(copies);
+      // The usual case: the record is its row to the letter, so the hash the walk recomputed from
+      // the row's columns is also the record's (identicalCopies): one hash for both copies, and no
+      // comparison digests. A record that differs in anything is hashed on its own and set aside
+      // to be described (kafka_vs_db).
+      if (identicalCopies(entry, walked.entry)) return kafkaHash(entry, walked.recomputed, position);
+      const { recomputed, compare } = digests(entry);
+      kafkaHash(entry, recomputed, position);
+      if (compareDigest(walked.entry, walked.recomputed) !== compare) ahead.push(looseRecord(entry, position, compare));
     } else {
       // No row in the snapshot: looked up again once the stream is over.
-      ahead.push(loose);
+      const { recomputed, compare } = digests(entry);
+      kafkaHash(entry, recomputed, position);
+      ahead.push(looseRecord(entry, position, compare));
     }
   };
 
@@ -151,10 +165,7 @@ export async function checkCopies(kafka: KafkaInspector, codec: EventCodec, tx: 
   // Every chain walked to its end: rows past the last record have no record (yet).
   for (const chain of new Set([...scope.known.filter(inScope), ...chains.keys()])) {
     const copies = chainOf(chain);
-    for (let row = await copies.rows.peek(); row; row = await copies.rows.peek()) {
-      const walked = walkRow(copies);
-      looseRows.set(walked.entry.log_id, { compare: walked.compare, commandId: walked.entry.correlation_id, customerId: walked.entry.customer_id });
-    }
+    for (let row = await copies.rows.peek(); row; row = await copies.rows.peek()) walkLooseRow(copies);
     copies.walk.end();
   }
   progress(counts.read + counts.rows);

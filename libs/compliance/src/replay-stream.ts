@@ -11,7 +11,7 @@ import { sql, z } from '@gw/db';
 import type { AnyEvent, EventCodec, SendDecided } from '@gw/events';
 import type { KafkaInspector, PartitionRange } from '@gw/kafka';
 import { entryHash } from '@gw/policy-log';
-import { ChainRows } from './chain-rows.ts';
+import { ChainRows, rowTypeOf } from './chain-rows.ts';
 import { yielder } from './progress.ts';
 import { Replayer } from './replay.ts';
 
@@ -64,6 +64,7 @@ const RecordedRow = z.object({
   error_message: z.string().nullable(),
 });
 type RecordedRow = z.infer<typeof RecordedRow>;
+const RECORDED_ROW = rowTypeOf(RecordedRow);
 
 export const toScopeEnds = (ranges: Map<number, PartitionRange>): ReplayScope['ends'] => [...ranges.values()].map((r) => [r.partition, String(r.low), String(r.end)]);
 
@@ -85,7 +86,7 @@ export async function replayCustomerEvents(kafka: KafkaInspector, codec: EventCo
   const chains = new Map<number, ChainRows<typeof RecordedRow>>();
   const chainOf = (partition: number) => {
     let rows = chains.get(partition);
-    if (!rows) chains.set(partition, (rows = new ChainRows(db, RecordedRow, partition, { customers: scope.customers })));
+    if (!rows) chains.set(partition, (rows = new ChainRows(db, RECORDED_ROW, partition, { customers: scope.customers })));
     return rows;
   };
   const breathe = yielder();
