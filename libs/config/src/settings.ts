@@ -66,7 +66,7 @@ export const settingsSchema = z.object({
   SEND_DEADLINE_MS: int(10_000).describe('How long POST /api/send-message waits for the outcome.'),
   API_BODY_LIMIT_BYTES: int(64 * 1024).describe('Largest request body taken.'),
   PBX_REPLAY_WINDOW_S: int(300).describe('A signed PBX request older than this is refused.'),
-  PBX_RECENT_READ_MS: int(1_000).describe('An API process uses a PBX integration (and a customer\'s PBX module seen on) read this recently without reading it again: the bound on how late a rotated secret, a disabled integration or a module switched off takes effect (0: read on every request).'),
+  PBX_RECENT_READ_MS: int(0).describe('An API process may use a PBX integration (and a customer\'s PBX module seen on) read this recently without reading it again: the bound on how late a rotated secret, a disabled integration or a module switched off takes effect there. 0 (the default): read on every request, so a change takes effect at once.'),
   IDEMPOTENT_REAPPEND_AFTER_MS: int(5_000).describe('A repeated command whose first append is this old is appended again.'),
   API_REQUEST_TIMEOUT_MS: int(10_000).describe('A request must have arrived whole within this long (a client that trickles its body is cut off with 408).'),
   INSTANCE_EVENT_BODY_LIMIT_BYTES: int(DEFAULT_INSTANCE_EVENT_BODY_LIMIT_BYTES)

@@ -32,6 +32,8 @@ export interface AppSettings {
   deadlineMs: number;
   reappendAfterMs: number;
   replayWindowSeconds: number;
+  /** How long a PBX integration read is used again (default: the configuration's, 0). */
+  pbxRecentReadMs: number;
   bodyLimitBytes: number;
   notReady: string[];
   /** The dashboard's session and lockout settings (default: the configuration's). */
@@ -131,7 +133,7 @@ export async function apiFixture(): Promise<ApiFixture> {
       reappendAfterMs: settings.reappendAfterMs ?? api.reappendAfterMs,
     };
     const send: SendMessageDeps = common;
-    const pbx: PbxDeps = { ...common, box, replayWindowSeconds: settings.replayWindowSeconds ?? api.pbxReplayWindowSeconds };
+    const pbx: PbxDeps = { ...common, box, replayWindowSeconds: settings.replayWindowSeconds ?? api.pbxReplayWindowSeconds, recentReadMs: settings.pbxRecentReadMs ?? api.pbxRecentReadMs };
     const app = await buildApp({
       logger: settings.logger ?? false,
       metrics: createMetrics('api-test', false),

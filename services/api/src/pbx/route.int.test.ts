@@ -1,11 +1,12 @@
 import { createHmac, randomUUID } from 'node:crypto';
-import { describe, expect, it } from 'vitest';
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sql, z } from '@gw/db';
 import type { PbxEventReceived, SendRequested } from '@gw/events';
 import { createPbx, disablePbx, rotatePbxSecret } from '@gw/accounts';
 import { accepted, decision, NO_ANSWER, rejected } from '../../../../test/support/api/fake-replies.ts';
 import { until, useApiFixture, type TestAccount } from '../../../../test/support/api/api-fixture.ts';
-import { PBX_BODY_LIMIT, PBX_RECENT_READ_MS } from './route.ts';
+import { PBX_BODY_LIMIT } from './route.ts';
 
 // POST /integrations/pbx/webhook/{integration_id} in-process, over real Postgres, Kafka and the
 // registry; the reply router is a fake that answers what each test needs.
@@ -22,6 +23,8 @@ interface PostOptions {
   timestamp?: string;
   signature?: string;
   sign?: { secret: string; timestamp: number; bare?: boolean };
+  /** The app posted to (default: the fixture's, with the configuration's PBX_RECENT_READ_MS, 0). */
+  app?: FastifyInstance;
 }
 
 const now = () => Math.floor(Date.now() / 1000);
@@ -39,7 +42,7 @@ async function post(target: Target, body: unknown, options: PostOptions = {}) {
   }
   if (options.timestamp) headers['x-chat-gateway-timestamp'] = options.timestamp;
   if (options.signature) headers['x-chat-gateway-signature'] = options.signature;
-  const response = await suite.fixture.app.inject({ method: 'POST', url: `/integrations/pbx/webhook/${target.id}`, headers, payload: raw });
+  const response = await (options.app ?? suite.fixture.app).inject({ method: 'POST', url: `/integrations/pbx/webhook/${target.id}`, headers, payload: raw });
   return { status: response.statusCode, body: response.json() };
 }
 
@@ -255,12 +258,34 @@ describe('PBX webhook: events that send', () => {
   });
 });
 
-describe('PBX webhook: an integration read a moment ago', () => {
+describe('PBX webhook: integrations read on every request by default', () => {
+  it('a rotated secret is refused at once, and a disabled integration too', async () => {
+    const { target } = await pbxAccount({ pbxHmac: true });
+    const signed = (t: Target, n: string) => post(t, { event_type: 'test', n }, { sign: { secret: t.signing!, timestamp: now() } });
+    expect(await signed(target, 'before')).toMatchObject({ status: 200 });
+    const rotated = await rotatePbxSecret(suite.fixture.runtime.pool, suite.fixture.box, Number(target.id), undefined);
+    expect(await signed(target, 'old, right after')).toEqual({ status: 401, body: UNAUTHENTICATED });
+    const fresh = { id: target.id, secret: rotated.pbx_secret, signing: rotated.pbx_signing_secret };
+    expect(await signed(fresh, 'new')).toMatchObject({ status: 200 });
+    await disablePbx(suite.fixture.runtime.pool, Number(target.id));
+    expect(await signed(fresh, 'disabled, right after')).toEqual({ status: 401, body: UNAUTHENTICATED });
+  });
+});
+
+describe('PBX webhook: an integration read a moment ago (PBX_RECENT_READ_MS set)', () => {
   const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+  const PBX_RECENT_READ_MS = 1_000;
+  let app: FastifyInstance;
+  beforeAll(async () => {
+    app = await suite.fixture.build({ pbxRecentReadMs: PBX_RECENT_READ_MS });
+  });
+  afterAll(async () => {
+    await app?.close();
+  });
 
   it('a rotated secret works at once; the old one stops within the recent-read bound however busy the integration', async () => {
     const { target } = await pbxAccount({ pbxHmac: true });
-    const signed = (t: Target, n: number | string) => post(t, { event_type: 'test', n }, { sign: { secret: t.signing!, timestamp: now() } });
+    const signed = (t: Target, n: number | string) => post(t, { event_type: 'test', n }, { sign: { secret: t.signing!, timestamp: now() }, app });
     expect(await signed(target, 'before')).toMatchObject({ status: 200 });
     const rotated = await rotatePbxSecret(suite.fixture.runtime.pool, suite.fixture.box, Number(target.id), undefined);
     const fresh = { id: target.id, secret: rotated.pbx_secret, signing: rotated.pbx_signing_secret };
@@ -278,10 +303,10 @@ describe('PBX webhook: an integration read a moment ago', () => {
 
   it('a disabled integration is refused within the recent-read bound', async () => {
     const { target } = await pbxAccount();
-    expect(await post(target, { event_type: 'test', n: 1 })).toMatchObject({ status: 200 });
+    expect(await post(target, { event_type: 'test', n: 1 }, { app })).toMatchObject({ status: 200 });
     await disablePbx(suite.fixture.runtime.pool, Number(target.id));
     await sleep(PBX_RECENT_READ_MS + 50);
-    expect(await post(target, { event_type: 'test', n: 2 })).toEqual({ status: 401, body: UNAUTHENTICATED });
+    expect(await post(target, { event_type: 'test', n: 2 }, { app })).toEqual({ status: 401, body: UNAUTHENTICATED });
   });
 
   it('a body claim older than the replay window is taken as a new event, in one statement with no clean-up before it', async () => {

@@ -34,14 +34,13 @@ export interface PbxDeps extends SendDeps {
   replayWindowSeconds: number;
   /**
    * How long an integration read from Postgres (and its customer's PBX module, once seen on) is
-   * used without reading it again (default PBX_RECENT_READ_MS): the bound on how late a change
-   * made elsewhere (secret rotated, integration disabled, module switched off) takes effect here.
+   * used without reading it again (PBX_RECENT_READ_MS; default 0, read on every request): the
+   * bound on how late a change (secret rotated, integration disabled, module switched off) takes
+   * effect here.
    */
   recentReadMs?: number;
 }
 
-/** docs/decisions.md "PBX webhook": a rotated or disabled secret stops working within a second. */
-export const PBX_RECENT_READ_MS = 1_000;
 /** Expired signatures and body claims are forgotten at most this often per integration. */
 const FORGET_EXPIRED_EVERY_MS = 10_000;
 
@@ -139,7 +138,7 @@ const errorResponses = Object.fromEntries([400, 401, 403, 413, 429, 500].map((st
 export async function pbxRoutes(app: FastifyInstance, deps: PbxDeps): Promise<void> {
   const clock = deps.clock ?? Date.now;
   const limiter = new PbxRateLimiter();
-  const recentReadMs = deps.recentReadMs ?? PBX_RECENT_READ_MS;
+  const recentReadMs = deps.recentReadMs ?? 0;
   const integrations = new RecentReads<number, PbxIntegration>({ ttlMs: recentReadMs, maxEntries: 10_000 });
   // Only "on" is kept: a module switched on takes effect at once, switched off within recentReadMs.
   const moduleOn = new RecentReads<string, true>({ ttlMs: recentReadMs, maxEntries: 10_000 });
