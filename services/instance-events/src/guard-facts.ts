@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { derivedEventId, type InstanceEventReceived, type PolicyFactRecord } from '@gw/events';
 import type { Queryable } from '@gw/db';
 import type { PolicyEvent } from '@gw/policy';
@@ -26,8 +27,17 @@ export function connectedAt(mapped: Mapped, occurredAt: number): number | null {
 /** The people who wrote in this envelope (direct chats, not ours): phone, or the lid when that is all there is. */
 export const writers = (mapped: Mapped): string[] => mapped.inbound.flatMap((m) => (m.chat === 'direct' && m.sender ? [m.sender] : []));
 
-/** A restriction is counted once per instance by this key. */
-export const signalKey = (report: RestrictionReport, sourceEventId: string): string => `${report.signal}:${report.ref ?? sourceEventId}`;
+/** Longer refs (a manager's message id or date_time is any string) go into the key as their digest. */
+const SIGNAL_REF_MAX = 200;
+
+/**
+ * A restriction is counted once per instance by this key. It is a primary key column, and a
+ * btree refuses a value past about 2.7 kB, so a long ref is keyed by its SHA-256 instead.
+ */
+export function signalKey(report: RestrictionReport, sourceEventId: string): string {
+  const ref = report.ref ?? sourceEventId;
+  return `${report.signal}:${ref.length <= SIGNAL_REF_MAX ? ref : `sha256:${createHash('sha256').update(ref).digest('hex')}`}`;
+}
 
 /**
  * The number guard's facts of one instance event (issue 27): InstanceConnected the first time

@@ -51,13 +51,13 @@ export const signalOfCode = (code: string): RestrictionSignal => CODE_SIGNALS[co
 /** The signal of a close's statusReason (401 logged out, 403 banned), or null for any other. */
 export const signalOfClose = (statusReason: unknown): RestrictionSignal | null => (typeof statusReason === 'number' ? (CLOSE_SIGNALS[statusReason] ?? null) : null);
 
+/** The largest epoch ms a JS Date holds (ECMA-262 21.4.1.1). */
+const MAX_DATE_MS = 8.64e15;
+
 /**
  * An end time as the tools write it: epoch seconds or ms (a number or digits, whatsmeow's
  * UnixString), or an ISO date (a JS Date through JSON). Null when absent or not a time.
  */
-/** The largest epoch ms a JS Date holds (ECMA-262 21.4.1.1). */
-const MAX_DATE_MS = 8.64e15;
-
 export function endTime(value: unknown): number | null {
   if (typeof value === 'number' || (typeof value === 'string' && /^\d{9,13}$/.test(value))) {
     const n = Number(value);
