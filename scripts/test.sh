@@ -40,9 +40,12 @@ if ! bash deploy/local/infra.sh status >/dev/null 2>&1; then
   bash deploy/local/infra.sh start all
 fi
 
-# Two files at a time: each has its own database, topics and ports (vitest.config.ts).
+# int: two files at a time, each with its own database, topics and ports (vitest.config.ts).
 run_tier int --maxWorkers=2 --minWorkers=1 || status=$?
-run_tier e2e --maxWorkers=2 --minWorkers=1 || status=$?
+# e2e: one file at a time. Each file runs a whole stack (three to ten service processes beside
+# Kafka, the registry and Postgres); two stacks at once on CI's two cores doubled every file's
+# time and timed out waits that hold with one (a stack's start, a receiver's recovery, CLI runs).
+run_tier e2e --no-file-parallelism || status=$?
 # The files that stop the shared broker, after the others and alone (vitest.config.ts).
 run_tier e2e-alone --no-file-parallelism || status=$?
 
@@ -79,7 +82,7 @@ node -e '
     for (const f of r.testResults ?? []) {
       const where = tier + ": " + require("path").relative(process.cwd(), f.name);
       for (const a of f.assertionResults) if (a.status === "failed") failures.push(where + " > " + a.fullName + " :: " + String(a.failureMessages?.[0] ?? "").split("\n")[0].slice(0, 300));
-      if (f.status === "failed" && !f.assertionResults.some((a) => a.status === "failed")) failures.push(where + " (the file failed outside its tests)");
+      if (f.status === "failed" && !f.assertionResults.some((a) => a.status === "failed")) failures.push(where + " (the file failed outside its tests) :: " + String(f.message ?? "").split("\n").slice(0, 3).join(" | ").slice(0, 400));
     }
     // A tier that exited non-zero with no failed test or file (errors thrown outside any test) counts as one failure.
     const exit = fs.existsSync(process.argv[1] + "/" + tier + ".exit") ? Number(fs.readFileSync(process.argv[1] + "/" + tier + ".exit", "utf8")) : 0;

@@ -6,7 +6,7 @@ export type DeliveryOutcome = { type: 'MessageDispatched'; payload: MessageDispa
 
 const MessageId = z.object({ message_id: z.string() });
 // outcome_event is the outcome this service wrote (recordOutcomes): trusted, not re-checked.
-const RecordedOutcome = z.object({ message_id: z.string(), state: z.string(), outcome_event: z.custom<DeliveryOutcome>().nullable() });
+const RecordedOutcome = z.object({ message_id: z.string(), state: z.string(), outcome_event: z.custom<DeliveryOutcome>().nullable(), outcome_appended: z.boolean() });
 
 /**
  * Claims the sends of a batch: a row is inserted per message before any send, so a redelivered
@@ -27,11 +27,15 @@ export async function claim(db: Queryable, tasks: SendTask[]): Promise<Set<strin
   return new Set(claimed);
 }
 
-/** The recorded outcome of each message (null while it is open: dispatching or unknown). */
-export async function recordedOutcomes(db: Queryable, messageIds: string[]): Promise<Map<string, { state: string; outcome: DeliveryOutcome | null }>> {
+/**
+ * The recorded outcome of each message (null while it is open: dispatching or unknown), and
+ * whether it was appended to delivery-events before its row committed (`appended`: the
+ * resolver's way; the stage's outcomes go out with its batch, after the row).
+ */
+export async function recordedOutcomes(db: Queryable, messageIds: string[]): Promise<Map<string, { state: string; outcome: DeliveryOutcome | null; appended: boolean }>> {
   const rows = await db.any(sql.type(RecordedOutcome)`
-    SELECT message_id, state, outcome_event FROM deliveries WHERE message_id = ANY(${sql.array(messageIds, 'text')})`);
-  return new Map(rows.map((r) => [r.message_id, { state: r.state, outcome: r.outcome_event }]));
+    SELECT message_id, state, outcome_event, outcome_appended FROM deliveries WHERE message_id = ANY(${sql.array(messageIds, 'text')})`);
+  return new Map(rows.map((r) => [r.message_id, { state: r.state, outcome: r.outcome_event, appended: r.outcome_appended }]));
 }
 
 export interface AttemptOutcome {
@@ -41,6 +45,8 @@ export interface AttemptOutcome {
   /** null: the outcome is unknown (the send may or may not have happened); the resolver takes it. */
   outcome: DeliveryOutcome | null;
   detail: string | null;
+  /** The outcome's records are appended before the row commits (the resolver): a redelivered decision does not append them again. */
+  appended?: boolean;
 }
 
 const stateOf = (r: AttemptOutcome) => (!r.outcome ? 'unknown' : r.outcome.type === 'MessageDispatched' ? 'dispatched' : 'failed');
@@ -61,13 +67,14 @@ export async function recordOutcomes(db: Queryable, rows: AttemptOutcome[]): Pro
     r.outcome?.type === 'DeliveryFailed' ? r.outcome.payload.reason : null,
     r.outcome?.type === 'DeliveryFailed' ? r.outcome.payload.detail : r.detail,
     r.outcome ? JSON.stringify(r.outcome) : null,
+    r.appended === true,
   ]);
   const recorded = await db.anyFirst(sql.type(MessageId)`
     UPDATE deliveries AS d SET state = u.state, provider_message_id = u.provider_id, failure_reason = u.reason,
-      failure_detail = u.detail, outcome_event = u.outcome, updated_at = now(),
+      failure_detail = u.detail, outcome_event = u.outcome, outcome_appended = u.appended, updated_at = now(),
       dispatch_phone = CASE WHEN u.state = 'unknown' THEN d.dispatch_phone END,
       dispatch_text = CASE WHEN u.state = 'unknown' THEN d.dispatch_text END
-    FROM ${sql.unnest(tuples, ['text', 'int4', 'text', 'text', 'text', 'text', 'jsonb'])} AS u(message_id, attempt, state, provider_id, reason, detail, outcome)
+    FROM ${sql.unnest(tuples, ['text', 'int4', 'text', 'text', 'text', 'text', 'jsonb', 'bool'])} AS u(message_id, attempt, state, provider_id, reason, detail, outcome, appended)
     WHERE d.message_id = u.message_id AND d.attempt = u.attempt AND d.state IN ('dispatching', 'unknown')
     RETURNING d.message_id`);
   return new Set(recorded);

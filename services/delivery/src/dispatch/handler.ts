@@ -57,7 +57,8 @@ function acceptedOnce(events: Array<{ event: { payload: SendDecided }; trace?: T
  * (so the claim's time is the attempt's start, which the resolver goes by), and its outcome
  * recorded right after; concurrent claims and records go out together in one statement each
  * (group commit). The outcomes go out with the batch (in its transaction with the offsets, with
- * KAFKA_EXACTLY_ONCE=transactions). A redelivered decision re-emits the recorded outcome. One
+ * KAFKA_EXACTLY_ONCE=transactions). A redelivered decision re-emits the recorded outcome, unless the
+ * resolver recorded it (the resolver appends before it records). One
  * whose outcome is open (a send interrupted by a crash, or answered ambiguously) is never sent
  * blindly: the resolver (resolve/resolver.ts) asks the manager.
  */
@@ -121,9 +122,11 @@ export function dispatchAccepted(deps: DispatchDeps): StageHandler<'SendDecided'
     for (const step of steps) {
       if (step.kind === 'claimed elsewhere') {
         metrics.eventsProcessed.inc({ group, topic: 'send-decided', outcome: 'redelivered' });
-        const outcome = recorded.get(step.task.messageId)?.outcome;
+        const row = recorded.get(step.task.messageId);
         // Open (dispatching or unknown): the resolver settles it; nothing is sent from here.
-        if (outcome) outputs.push(...(await outcomeRecords(codec, step.task, withSendFacts(outcome, step.task), step.trace)));
+        // Settled by the resolver: its outcome is on the topic already (appended before its row
+        // committed), and a second copy here would be one more record of one outcome.
+        if (row?.outcome && !row.appended) outputs.push(...(await outcomeRecords(codec, step.task, withSendFacts(row.outcome, step.task), step.trace)));
       } else if (step.outcome) {
         outputs.push(...(await outcomeRecords(codec, step.task, step.outcome, step.trace)));
       }

@@ -81,6 +81,20 @@ describe('the resolver of open sends', () => {
     expect(outcomes[0]!.payload).toMatchObject({ recipient: decision.recipient, message_purpose: 'authentication', instance_name: 'front' });
   });
 
+  it('leaves the decision, redelivered once the resolver settled its send, nothing to append: the outcome is on the topic once', async () => {
+    // A delivery process killed mid-send; the resolver of the restarted process settles the send
+    // before the stage gets its partition back and is handed the uncommitted decision again.
+    const decision = await interrupted(12, 'settled before the redelivery');
+    const sent = await suite.fixture.simulator.call('POST', `/message/sendText/${suite.fixture.managerInstance}`, { body: { number: decision.dispatch!.phone.slice(1), text: 'settled before the redelivery' } });
+    expect(sent.status).toBe(201);
+    await resolver().resolveDue();
+    const redelivered = await dispatchAccepted({ runtime: suite.fixture.runtime, directory: directory(), breakers: suite.breakers, lanes: suite.lanes })(asEvents([decision]), {} as never);
+    expect(redelivered).toEqual([]);
+    expect((await suite.fixture.ledger()).get('settled before the redelivery')).toBe(1);
+    const events = await readTopic(suite.fixture.isolation.env, 'deliveryEvents', 1500);
+    expect(events.filter((e) => e.type === 'MessageDispatched' && e.payload.message_id === decision.message_id)).toHaveLength(1);
+  });
+
   it("does not take another send's message to the same recipient for this one: the sends are told apart by delivery's own rows, without policy_log", async () => {
     // No policy_log row exists for either send (the fixture writes none): delivery must know the recipients itself.
     const decision = await interrupted(9, 'same text twice', 5_000);

@@ -169,7 +169,7 @@ export class OpenSendResolver {
   private async settle(task: SendTask, outcome: DeliveryOutcome): Promise<void> {
     const { pool, kafka, codec } = this.deps.runtime;
     await pool.transaction(async (tx) => {
-      const recorded = await recordOutcomes(tx, [{ messageId: task.messageId, attempt: task.attempt, outcome, detail: null }]);
+      const recorded = await recordOutcomes(tx, [{ messageId: task.messageId, attempt: task.attempt, outcome, detail: null, appended: true }]);
       // Someone settled or resent it meanwhile: theirs is the outcome.
       if (!recorded.has(task.messageId)) return;
       await kafka.send(await outcomeRecords(codec, task, outcome));
