@@ -6,9 +6,9 @@ const STOPS_SHARED_INFRASTRUCTURE = ['test/e2e/chaos.e2e.test.ts'];
 
 // Three tiers by file suffix. Unit tests need nothing; int and e2e tests run against the real
 // Kafka broker, schema registry and Postgres that `make test` starts (never mocks). Every int and
-// e2e file has its own database, topic prefix and ports, so scripts/test.sh runs two at a time
-// (the machine's two cores; most of a file's time is spent waiting on Kafka, the manager's
-// simulator and timers), the longest first.
+// e2e file has its own database, topic prefix and ports. scripts/test.sh runs int files two at a
+// time (the machine's two cores; most of an int file's time is spent waiting on Kafka and timers),
+// the longest first, and e2e files one at a time (each runs a whole stack of service processes).
 export default defineConfig({
   test: {
     sequence: { sequencer: LongFilesFirst },

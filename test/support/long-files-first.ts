@@ -1,7 +1,8 @@
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
 /**
- * The int and e2e tiers run two files at a time (scripts/test.sh). Vitest orders files it has no
+ * The int tier runs two files at a time (scripts/test.sh); e2e files run one at a time, where the
+ * order changes nothing but which file fails first. Vitest orders files it has no
  * timings for (a clean clone, as CI runs) by size, which puts the cluster fault run (a small file, the
  * longest run) last, where the other worker idles while it finishes. These files start first;
  * the rest follow in vitest's own order. Measured with two workers on the CI machine's shape:
