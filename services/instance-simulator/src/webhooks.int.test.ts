@@ -419,7 +419,9 @@ describe('delivery', () => {
 
     expect(pair.status).toBe(200);
     expect(sent.status).toBe(201);
-    expect(sent.elapsedMs).toBeLessThan(500);
+    // Held up, it would wait out ten retries (about 11 s at the default backoff); the margin is
+    // for a loaded machine (int files run two at a time on two cores).
+    expect(sent.elapsedMs).toBeLessThan(2_000);
   });
 
   it('inbound on an instance that is not open is refused', async () => {
