@@ -5,7 +5,7 @@ import { canonicalLinkedId, recipientKey } from './linked-ids.ts';
 import { evolveGuard } from './guard/evolve-guard.ts';
 import { countQuality } from './quality/quality-buckets.ts';
 import { currentWindow } from './rules/quota-rule.ts';
-import type { CustomerPolicyState } from './state.ts';
+import { copyState, type CustomerPolicyState } from './state.ts';
 import { ageSends, rememberSend } from './time/send-memory.ts';
 
 const HOUR_MS = 3_600_000;
@@ -121,7 +121,8 @@ function link(state: CustomerPolicyState, event: RecipientIdentityLinked): Custo
 
 /** What a decision changes: the quality counters, and for an accepted send the quotas, the bucket and the send memory. */
 function decided(state: CustomerPolicyState, event: SendDecided): CustomerPolicyState {
-  const next = { ...state, clock: Math.max(state.clock, event.at) };
+  const next = copyState(state);
+  next.clock = Math.max(state.clock, event.at);
   const accepted = event.decision === 'accepted';
   const violation = event.errorCode === 'policy_violation';
   if (accepted || violation) {

@@ -4,7 +4,7 @@ import { evolve } from './evolve.ts';
 import { replay, run, type PolicyInput } from './replay.ts';
 import { initialPolicyState, type CustomerPolicyState } from './state.ts';
 import { createPolicy } from './policy.ts';
-import { trieEntries } from './structures/hash-trie.ts';
+import { emptyTrie, trieEntries, trieSet, type TrieEntry, type TrieNode } from './structures/hash-trie.ts';
 
 const POLICY = createPolicy();
 import { activeCustomer, aSend, CUSTOMER, DAY, delivery, HOUR, MINUTE, paused, planChanged, resumed, suppressed, T0 } from './testing/fixtures.ts';
@@ -103,8 +103,8 @@ describe('bounded state', () => {
     expect(Math.max(...sizes) / Math.min(...sizes)).toBeLessThan(1.5);
     // The send memory holds at most ~31 h of sends (~220 here: the retention, the sweep interval), whatever the history.
     expect(trieEntries(state.sends.lastSend).length).toBeLessThan(250);
-    expect(trieEntries(state.sends.bodyRecipients).length).toBeLessThan(250);
-    expect(trieEntries(state.sends.bodies).reduce((n, [, times]) => n + times.length, 0)).toBeLessThan(250);
+    expect(trieEntries(state.sends.bodies).reduce((n, [, body]) => n + body.to.length, 0)).toBeLessThan(250);
+    expect(trieEntries(state.sends.bodies).reduce((n, [, body]) => n + body.times.length, 0)).toBeLessThan(250);
     expect(Object.values(state.quality).every((buckets) => buckets.length <= 24)).toBe(true);
     // The guard's windows are bounded; its contact sets grow with people (10,000 distinct here), not traffic.
     expect(Object.values(state.guard.instances).every((guard) => guard.firstContacts.length <= 200 && guard.signals.length === 0)).toBe(true);
@@ -135,6 +135,24 @@ function olderSnapshot(result: ReturnType<typeof run>, version: number, drop: Ar
 /** Everything an upgraded snapshot knows: every send of the list, with no sweep moment known yet. */
 const upgradedFrom = (state: CustomerPolicyState): CustomerPolicyState => ({ ...state, sends: { ...state.sends, oldestKept: Number.MIN_SAFE_INTEGER } });
 
+/** A trie in version 6's shape: `{ m, s }` nodes and `[key, value]` entries, at the same positions. */
+function trieV6<V>(node: TrieNode<V>): unknown {
+  const [m, ...slots] = node as [number, ...Array<TrieNode<V> | TrieEntry<V>>];
+  return { m, s: slots.map((slot) => (Array.isArray(slot) ? trieV6(slot) : [slot.k, slot.v])) };
+}
+
+/** The state as version 6 stored it: version 6's tries, each body's times in `bodies`, and its recipients in a trie of their own. */
+function asVersion6(state: CustomerPolicyState): unknown {
+  let bodies = emptyTrie<number[]>();
+  let bodyRecipients = emptyTrie<number>();
+  for (const [body, sends] of trieEntries(state.sends.bodies)) {
+    bodies = trieSet(bodies, body, sends.times);
+    sends.to.forEach((recipient, i) => (bodyRecipients = trieSet(bodyRecipients, `${body.length}:${body}${recipient}`, sends.at[i]!)));
+  }
+  const sends = { oldestKept: state.sends.oldestKept, lastSend: trieV6(state.sends.lastSend), bodies: trieV6(bodies), bodyRecipients: trieV6(bodyRecipients) };
+  return { ...state, stateVersion: 6, sends };
+}
+
 describe('stored snapshots', () => {
   it('upgradeState keeps a current snapshot, upgrades a version-1 one and refuses garbage', async () => {
     const { upgradeState, STATE_VERSION } = await import('./state.ts');
@@ -164,6 +182,21 @@ describe('stored snapshots', () => {
     const refusedBy = new Set(fromState.decisions.map((d) => (d.decision === 'rejected' ? d.details.rule : 'accepted')));
     for (const outcome of ['accepted', 'bulk_campaign', 'velocity']) expect(refusedBy).toContain(outcome);
     expect(fromUpgrade.state).toEqual(fromState.state);
+  });
+
+  it('upgradeState moves a version-6 snapshot\'s second trie of body recipients into the bodies, forgetting none', async () => {
+    const { upgradeState } = await import('./state.ts');
+    // One body to several recipients, some of them twice (after their interval): the entries the move must merge.
+    const again: PolicyInput[] = Array.from({ length: 40 }, (_, i) => ({
+      kind: 'command',
+      command: aSend({ commandId: `cmd_again_${i}`, instanceId: 'ins_2', recipient: `+1415555${String(i % 15).padStart(4, '0')}`, text: 'Your order 7 has shipped.', occurredAt: T0 + 5_200_000 + i * 60_000 }),
+    }));
+    const result = run(again, run(mixedInputs(), CUSTOMER, POLICY).state, POLICY);
+    const bodies = trieEntries(result.state.sends.bodies).map(([, body]) => body);
+    expect(bodies.some((body) => body.to.length > 1 && body.times.length === body.to.length)).toBe(true);
+    expect(result.decisions.filter((d) => d.decision === 'accepted').length).toBeGreaterThan(15);
+    const upgraded = upgradeState(JSON.parse(JSON.stringify(asVersion6(result.state))));
+    expect(upgraded).toEqual(result.state);
   });
 
   it('upgradeState reads a version-4 snapshot (before the number guard) with an empty guard', async () => {

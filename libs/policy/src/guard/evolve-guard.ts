@@ -1,5 +1,5 @@
 import type { PolicyEvent, SendDecided } from '../events.ts';
-import type { CustomerPolicyState } from '../state.ts';
+import { copyState, type CustomerPolicyState } from '../state.ts';
 import { GUARD_RETENTION } from './config.ts';
 import { isFirstContact, learnedContactKey, sendContactKey, withContact } from './contacts.ts';
 import { RECORDED_ONLY_SIGNALS, RESTRICTION_SIGNALS, type RestrictionSignalled } from './events.ts';
@@ -73,5 +73,7 @@ function update(state: CustomerPolicyState, instanceId: string, change: (guard: 
   const current = state.guard.instances[instanceId] ?? emptyInstanceGuard();
   const next = change(current);
   if (next === current && state.guard.instances[instanceId]) return state;
-  return { ...state, guard: { ...state.guard, instances: { ...state.guard.instances, [instanceId]: next } } };
+  const changed = copyState(state);
+  changed.guard = { ...state.guard, instances: { ...state.guard.instances, [instanceId]: next } };
+  return changed;
 }

@@ -1,5 +1,5 @@
 import { RETENTION } from '../config/policy-config.ts';
-import { emptyTrie, trieGet, trieSet, trieSweep, type TrieNode } from '../structures/hash-trie.ts';
+import { emptyTrie, trieEntriesV6, trieGet, trieSet, trieSweep, trieUpdate, type TrieNode, type TrieNodeV6 } from '../structures/hash-trie.ts';
 
 const HOUR_MS = 3_600_000;
 
@@ -16,8 +16,8 @@ export interface RememberedSend {
  * What the rules need of the accepted sends of the retention (RETENTION.bulkMs), shaped for their
  * questions rather than kept as a list:
  *  - velocity: the last send per instance and recipient (`lastSend`): one lookup;
- *  - bulk: per body, the last-send times of its distinct recipients, ascending (`bodies`), and per
- *    body and recipient that time (`bodyRecipients`): a binary search and a lookup.
+ *  - bulk: per body its distinct recipients and their last-send times (`bodies`, one BodySends
+ *    per body): a lookup, then two binary searches in the body's own arrays.
  *
  * Forgetting is by whole UTC hours, as in the list this replaces (state version 5): a send is
  * remembered while its hour ends after `oldestKept`, which moves to clock − RETENTION.bulkMs on
@@ -28,13 +28,25 @@ export interface SendMemory {
   oldestKept: number;
   /** pairKey(instanceId, recipient) → time of the last accepted send. */
   lastSend: TrieNode<number>;
-  /** Body (first 16 hex digits of the digest) → one time per distinct recipient (its last send of the body), ascending. */
-  bodies: TrieNode<number[]>;
-  /** pairKey(body, recipient) → time of the last accepted send of the body to the recipient. */
-  bodyRecipients: TrieNode<number>;
+  /** Body (first 16 hex digits of the digest) → its distinct recipients and their last sends of it. */
+  bodies: TrieNode<BodySends>;
 }
 
-export const emptySendMemory = (oldestKept = 0): SendMemory => ({ oldestKept, lastSend: emptyTrie(), bodies: emptyTrie(), bodyRecipients: emptyTrie() });
+/**
+ * One body's recipients, in one trie entry (state version 7): version 6 kept them in a second trie
+ * keyed by body and recipient, so each accepted send wrote three tries and the sweep read every
+ * send twice (issue 29). Sorted, so the same sends give the same JSON whatever order they came in.
+ */
+export interface BodySends {
+  /** The recipients, ascending (as strings compare). */
+  to: string[];
+  /** `at[i]`: time of the last accepted send of the body to `to[i]`. */
+  at: number[];
+  /** The same times ascending: the bulk rule counts those after a moment with one binary search. */
+  times: number[];
+}
+
+export const emptySendMemory = (oldestKept = 0): SendMemory => ({ oldestKept, lastSend: emptyTrie(), bodies: emptyTrie() });
 
 export const shortDigest = (digest: string): string => digest.slice(0, 16);
 
@@ -47,30 +59,58 @@ const remembered = (at: number, oldestKept: number): boolean => Math.floor(at / 
 /** Adds an accepted send (a late one too) at event-time watermark `clock`; the memory is not changed in place. */
 export function rememberSend(memory: SendMemory, send: RememberedSend, clock: number): SendMemory {
   const oldestKept = clock - RETENTION.bulkMs;
-  const moved = oldestKept === memory.oldestKept ? memory : { ...memory, oldestKept };
-  return remembered(send.at, oldestKept) ? insert(moved, send) : moved;
+  if (!remembered(send.at, oldestKept)) return oldestKept === memory.oldestKept ? memory : { ...memory, oldestKept };
+  return insertAt(memory, send, oldestKept);
 }
 
 /** Adds a send without moving `oldestKept` (also how a version-5 list is folded in). */
-export function insert(memory: SendMemory, send: RememberedSend): SendMemory {
-  const next = { ...memory };
-  const pair = pairKey(send.instanceId, send.recipient);
-  const last = trieGet(memory.lastSend, pair);
-  if (last === undefined || send.at > last) next.lastSend = trieSet(memory.lastSend, pair, send.at);
-  const body = shortDigest(send.digest);
-  const key = pairKey(body, send.recipient);
-  const previous = trieGet(memory.bodyRecipients, key);
-  if (previous === undefined || send.at > previous) {
-    next.bodyRecipients = trieSet(memory.bodyRecipients, key, send.at);
-    next.bodies = trieSet(memory.bodies, body, replaceTime(trieGet(memory.bodies, body) ?? [], previous, send.at));
+export const insert = (memory: SendMemory, send: RememberedSend): SendMemory => insertAt(memory, send, memory.oldestKept);
+
+/** Adds a send and sets `oldestKept`, in one copy of the memory; each trie is read and written in one walk of the key's path. */
+function insertAt(memory: SendMemory, send: RememberedSend, oldestKept: number): SendMemory {
+  const lastSend = trieUpdate(memory.lastSend, pairKey(send.instanceId, send.recipient), (last) => (last === undefined || send.at > last ? send.at : undefined));
+  const bodies = trieUpdate(memory.bodies, shortDigest(send.digest), (sends) => withRecipient(sends, send.recipient, send.at));
+  return lastSend === memory.lastSend && bodies === memory.bodies && oldestKept === memory.oldestKept ? memory : { oldestKept, lastSend, bodies };
+}
+
+/** The body's sends with `recipient` last sent it at `at`; undefined when that changes nothing (it had a later one). */
+function withRecipient(sends: BodySends | undefined, recipient: string, at: number): BodySends | undefined {
+  // A body sent once (most are: texts carry names, numbers, codes) shares one array for both lists of times.
+  if (sends === undefined) {
+    const times = [at];
+    return { to: [recipient], at: times, times };
   }
-  return next;
+  const index = indexOfKey(sends.to, recipient);
+  if (sends.to[index] === recipient) {
+    const previous = sends.at[index]!;
+    if (at <= previous) return undefined;
+    const atNext = sends.at.slice();
+    atNext[index] = at;
+    return { to: sends.to, at: atNext, times: replaceTime(sends.times, previous, at) };
+  }
+  const to = sends.to.slice();
+  to.splice(index, 0, recipient);
+  const atNext = sends.at.slice();
+  atNext.splice(index, 0, at);
+  return { to, at: atNext, times: replaceTime(sends.times, undefined, at) };
+}
+
+/** Where `key` is, or would go, in the ascending `keys`. */
+function indexOfKey(keys: readonly string[], key: string): number {
+  let low = 0;
+  let high = keys.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (keys[middle]! < key) low = middle + 1;
+    else high = middle;
+  }
+  return low;
 }
 
 /**
  * Physical forgetting is batched: a sweep reads the whole memory, so it runs when event time
  * crosses a multiple of this (6 h), not every hour. The memory then holds at most ~31 h of sends
- * where the list of version 5 held 25 h, and a sweep costs about five entry reads per send.
+ * where the list of version 5 held 25 h, and a sweep costs about three entry reads per send.
  */
 export const SWEEP_EVERY_MS = 6 * HOUR_MS;
 
@@ -93,13 +133,19 @@ export function sweepSends(memory: SendMemory, clock: number): SendMemory {
   return {
     oldestKept,
     lastSend: trieSweep(memory.lastSend, keepTime),
-    bodyRecipients: trieSweep(memory.bodyRecipients, keepTime),
-    bodies: trieSweep(memory.bodies, (_key, times) => {
-      // Most bodies went to one recipient, or are wholly kept or wholly past: no search for those.
-      if (times[0]! >= from) return times;
+    bodies: trieSweep(memory.bodies, (_key, sends) => {
+      // Most bodies went to one recipient, or are wholly kept or wholly past: nothing to filter for those.
+      const { times } = sends;
+      if (times[0]! >= from) return sends;
       if (times[times.length - 1]! < from) return undefined;
-      const first = firstIndex(times, (at) => at >= from);
-      return first === times.length ? undefined : first === 0 ? times : times.slice(first);
+      const to: string[] = [];
+      const at: number[] = [];
+      for (let index = 0; index < sends.to.length; index += 1) {
+        if (sends.at[index]! < from) continue;
+        to.push(sends.to[index]!);
+        at.push(sends.at[index]!);
+      }
+      return { to, at, times: times.slice(firstIndex(times, (t) => t >= from)) };
     }),
   };
 }
@@ -115,12 +161,12 @@ export function lastSendTo(memory: SendMemory, instanceId: string, recipient: st
 
 /** Distinct recipients other than `except` that got this body (by digest) after `since`. */
 export function otherRecipientsOf(memory: SendMemory, digest: string, since: number, except: string): number {
-  const body = shortDigest(digest);
-  const times = trieGet(memory.bodies, body);
-  if (times === undefined) return 0;
+  const sends = trieGet(memory.bodies, shortDigest(digest));
+  if (sends === undefined) return 0;
   const counts = (at: number) => at > since && remembered(at, memory.oldestKept);
-  const own = trieGet(memory.bodyRecipients, pairKey(body, except));
-  return times.length - firstIndex(times, counts) - (own !== undefined && counts(own) ? 1 : 0);
+  const index = indexOfKey(sends.to, except);
+  const own = sends.to[index] === except && counts(sends.at[index]!);
+  return sends.times.length - firstIndex(sends.times, counts) - (own ? 1 : 0);
 }
 
 /** First index of the ascending `times` where `holds` (false up to a point, true from there) is true. */
@@ -144,4 +190,29 @@ function replaceTime(times: readonly number[], previous: number | undefined, at:
   }
   next.splice(firstIndex(next, (t) => t > at), 0, at);
   return next;
+}
+
+/** Version 6's send memory: tries of version 6's shape, each body's recipients in a trie of their own keyed pairKey(body, recipient). */
+export interface SendMemoryV6 {
+  oldestKept: number;
+  lastSend: TrieNodeV6<number>;
+  bodies: TrieNodeV6<number[]>;
+  bodyRecipients: TrieNodeV6<number>;
+}
+
+/**
+ * Version 6 → 7: the tries rebuilt in version 7's shape, and every (body, recipient) time of
+ * `bodyRecipients` moved into its body's entry (whose sorted times are rebuilt from them).
+ * `oldestKept` is kept, and nothing past it is dropped: the same lookups answer the same.
+ */
+export function fromVersion6(memory: SendMemoryV6): SendMemory {
+  let lastSend = emptyTrie<number>();
+  for (const [key, at] of trieEntriesV6(memory.lastSend)) lastSend = trieSet(lastSend, key, at);
+  let bodies = emptyTrie<BodySends>();
+  for (const [key, at] of trieEntriesV6(memory.bodyRecipients)) {
+    const colon = key.indexOf(':');
+    const end = colon + 1 + Number(key.slice(0, colon));
+    bodies = trieUpdate(bodies, key.slice(colon + 1, end), (sends) => withRecipient(sends, key.slice(end), at));
+  }
+  return { oldestKept: memory.oldestKept, lastSend, bodies };
 }
