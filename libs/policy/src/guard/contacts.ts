@@ -2,6 +2,7 @@ import { normalizePhone } from '@gw/contract';
 import { canonicalLinkedId, sameRecipients } from '../linked-ids.ts';
 import type { CustomerPolicyState } from '../state.ts';
 import type { InstanceGuard } from './state.ts';
+import { firstIndexWhere } from '../structures/sorted.ts';
 
 /**
  * The key of a send's recipient in the contact set. Commands arrive normalised (E.164, the API
@@ -31,16 +32,7 @@ export function contactShard(key: string): number {
 }
 
 /** Where `key` is, or would go, in the sorted `shard`. */
-function indexIn(shard: readonly string[], key: string): number {
-  let low = 0;
-  let high = shard.length;
-  while (low < high) {
-    const middle = (low + high) >>> 1;
-    if (shard[middle]! < key) low = middle + 1;
-    else high = middle;
-  }
-  return low;
-}
+const indexIn = (shard: readonly string[], key: string): number => firstIndexWhere(shard, (k) => k >= key);
 
 function knows(guard: InstanceGuard | undefined, key: string): boolean {
   const shard = guard?.contacts[contactShard(key)];

@@ -1,4 +1,5 @@
 /** Small helpers over the guard's ascending lists of event times. */
+import { firstIndexWhere } from '../structures/sorted.ts';
 
 /** `times` with `at` inserted in order (a late event may be older than the newest). */
 export function insertTime(times: readonly number[], at: number): number[] {
@@ -14,16 +15,7 @@ export function keepAfter(times: readonly number[], cutoff: number, max = Infini
 }
 
 /** First index of the ascending `times` whose time is above `bound`. */
-function firstAbove(times: readonly number[], bound: number): number {
-  let low = 0;
-  let high = times.length;
-  while (low < high) {
-    const middle = (low + high) >>> 1;
-    if (times[middle]! <= bound) low = middle + 1;
-    else high = middle;
-  }
-  return low;
-}
+const firstAbove = (times: readonly number[], bound: number): number => firstIndexWhere(times, (at) => at > bound);
 
 /**
  * The window of `windowMs` ending at `at` over the ascending `times` (after at - windowMs, not

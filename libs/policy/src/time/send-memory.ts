@@ -1,5 +1,6 @@
 import { RETENTION } from '../config/policy-config.ts';
 import { emptyTrie, trieEntriesV6, trieGet, trieSet, trieSweep, trieUpdate, type TrieNode, type TrieNodeV6 } from '../structures/hash-trie.ts';
+import { firstIndexWhere } from '../structures/sorted.ts';
 
 const HOUR_MS = 3_600_000;
 
@@ -96,16 +97,7 @@ function withRecipient(sends: BodySends | undefined, recipient: string, at: numb
 }
 
 /** Where `key` is, or would go, in the ascending `keys`. */
-function indexOfKey(keys: readonly string[], key: string): number {
-  let low = 0;
-  let high = keys.length;
-  while (low < high) {
-    const middle = (low + high) >>> 1;
-    if (keys[middle]! < key) low = middle + 1;
-    else high = middle;
-  }
-  return low;
-}
+const indexOfKey = (keys: readonly string[], key: string): number => firstIndexWhere(keys, (k) => k >= key);
 
 /**
  * Physical forgetting is batched: a sweep reads the whole memory, so it runs when event time
@@ -145,7 +137,7 @@ export function sweepSends(memory: SendMemory, clock: number): SendMemory {
         to.push(sends.to[index]!);
         at.push(sends.at[index]!);
       }
-      return { to, at, times: times.slice(firstIndex(times, (t) => t >= from)) };
+      return { to, at, times: times.slice(firstIndexWhere(times, (t) => t >= from)) };
     }),
   };
 }
@@ -166,29 +158,17 @@ export function otherRecipientsOf(memory: SendMemory, digest: string, since: num
   const counts = (at: number) => at > since && remembered(at, memory.oldestKept);
   const index = indexOfKey(sends.to, except);
   const own = sends.to[index] === except && counts(sends.at[index]!);
-  return sends.times.length - firstIndex(sends.times, counts) - (own ? 1 : 0);
-}
-
-/** First index of the ascending `times` where `holds` (false up to a point, true from there) is true. */
-function firstIndex(times: readonly number[], holds: (at: number) => boolean): number {
-  let low = 0;
-  let high = times.length;
-  while (low < high) {
-    const middle = (low + high) >>> 1;
-    if (holds(times[middle]!)) high = middle;
-    else low = middle + 1;
-  }
-  return low;
+  return sends.times.length - firstIndexWhere(sends.times, counts) - (own ? 1 : 0);
 }
 
 /** The ascending `times` with one `previous` (if given) replaced by `at`: a copy of one body's recipients. */
 function replaceTime(times: readonly number[], previous: number | undefined, at: number): number[] {
   const next = times.slice();
   if (previous !== undefined) {
-    const index = firstIndex(next, (t) => t >= previous);
+    const index = firstIndexWhere(next, (t) => t >= previous);
     next.splice(index, 1);
   }
-  next.splice(firstIndex(next, (t) => t > at), 0, at);
+  next.splice(firstIndexWhere(next, (t) => t > at), 0, at);
   return next;
 }
 
