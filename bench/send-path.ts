@@ -28,7 +28,7 @@ import { startBaseline } from './lib/baseline.ts';
 import { startFloor } from './lib/floor.ts';
 import { benchLogger } from './lib/logger.ts';
 import { BENCH_PROCESS, cpuSnapshot, cpuUsage, type CpuUsage } from './lib/cpu.ts';
-import { runLoad, type LoadOptions, type LoadResult, type LoadTarget } from './lib/load.ts';
+import { runLoad, untilAnswering, type LoadOptions, type LoadResult, type LoadTarget } from './lib/load.ts';
 import { histogramDelta, pick, scrape, sum, type HistogramDelta, type Sample } from './lib/prom.ts';
 import { stageBreakdown, type StageBreakdown } from './lib/stages.ts';
 import { defer, deleteKafkaState, deleteSubjects } from './lib/teardown.ts';
@@ -138,6 +138,7 @@ const round = (value: number, digits = 0) => Math.round(value * 10 ** digits) / 
 
 async function measure(target: LoadTarget, config: SendPathConfig, during?: { start(): Promise<void>; stop(): Promise<void> }): Promise<Measured> {
   const base: Omit<LoadOptions, 'durationS'> = { connections: config.connections, timeoutS: config.timeoutS };
+  await untilAnswering(target, 60_000);
   console.log(`bench: ${target.name}: warm-up ${config.warmupS} s, ${config.connections} connections`);
   const warm = await runLoad(target, { ...base, durationS: config.warmupS });
   console.log(`bench: ${target.name}: warm-up done (${warm.ok}/${warm.requests} 2xx); measuring ${config.durationS} s`);

@@ -46,6 +46,35 @@ export interface LoadResult {
 
 let counter = 0;
 
+/**
+ * Waits until the target answers one request 2xx. A pipeline's consumers may still be joining
+ * their groups when its server listens (slowly after a broker restart: "the coordinator is
+ * loading"), and a short warm-up would then end with no answer at all: this measures the start,
+ * the warm-up measures the target. Throws with the last answer after `timeoutMs`.
+ */
+export async function untilAnswering(target: LoadTarget, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let last = 'no answer';
+  while (Date.now() < deadline) {
+    const n = counter++;
+    try {
+      const response = await fetch(new URL(target.pathFor?.(n) ?? target.path, target.url), {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...target.headers, ...target.headersFor?.(n) },
+        body: JSON.stringify(target.body(n)),
+        signal: AbortSignal.timeout(Math.max(1, deadline - Date.now())),
+      });
+      const body = await response.text();
+      if (response.ok) return;
+      last = `${response.status} ${body.slice(0, 300)}`;
+    } catch (error) {
+      last = error instanceof Error ? error.message : String(error);
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`${target.name}: no 2xx within ${timeoutMs} ms of starting; last: ${last}`);
+}
+
 export async function runLoad(target: LoadTarget, options: LoadOptions): Promise<LoadResult> {
   const classes: Record<string, number> = {};
   const sampleFailures: string[] = [];
