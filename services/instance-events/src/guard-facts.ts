@@ -31,12 +31,15 @@ export const writers = (mapped: Mapped): string[] => mapped.inbound.flatMap((m) 
 const SIGNAL_REF_MAX = 200;
 
 /**
- * A restriction is counted once per instance by this key. It is a primary key column, and a
- * btree refuses a value past about 2.7 kB, so a long ref is keyed by its SHA-256 instead.
+ * A restriction is counted once per instance by this key. It is a primary key column: a btree
+ * refuses a value past about 2.7 kB, Postgres text refuses a NUL, and a lone surrogate would be
+ * stored as U+FFFD (two refs, one key). Such a ref is keyed by its SHA-256 instead (of its UTF-16
+ * units, so distinct refs keep distinct keys).
  */
 export function signalKey(report: RestrictionReport, sourceEventId: string): string {
   const ref = report.ref ?? sourceEventId;
-  return `${report.signal}:${ref.length <= SIGNAL_REF_MAX ? ref : `sha256:${createHash('sha256').update(ref).digest('hex')}`}`;
+  const storable = ref.length <= SIGNAL_REF_MAX && !ref.includes('\u0000') && ref.isWellFormed();
+  return `${report.signal}:${storable ? ref : `sha256:${createHash('sha256').update(ref, 'utf16le').digest('hex')}`}`;
 }
 
 /**

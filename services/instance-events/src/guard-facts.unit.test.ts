@@ -17,4 +17,13 @@ describe('signalKey', () => {
     expect(key).toBe(signalKey(report(huge), 'evt_2'));
     expect(key).not.toBe(signalKey(report(`${huge}y`), 'evt_1'));
   });
+
+  it('keys a ref Postgres text cannot hold as it is (a NUL, a lone surrogate) by its digest, one key per ref', () => {
+    for (const ref of ['3EB0\u0000ABC', '3EB0\uD800ABC', '3EB0\uDC00ABC']) {
+      const key = signalKey(report(ref), 'evt_1');
+      expect(key).toMatch(/^send_error:sha256:[0-9a-f]{64}$/);
+      expect(key).toBe(signalKey(report(ref), 'evt_2'));
+    }
+    expect(signalKey(report('3EB0\uD800ABC'), 'evt_1')).not.toBe(signalKey(report('3EB0\uDC00ABC'), 'evt_1'));
+  });
 });
