@@ -28,6 +28,12 @@ export interface LogSpec {
    * message.max.bytes and the consumer dies (MESSAGE_TOO_LARGE, not restarted). Paced below it.
    */
   maxBacklog: number;
+  /**
+   * Event time between one customer's commands (the decider's clock is the command's time).
+   * Omitted: 50 ms, the pace the compare bench has always measured; at that pace a whole log falls
+   * within the rules' one-day memory, so the decider's state grows with the log (docs/benchmarks.md).
+   */
+  sendGapMs?: number;
   onProgress?: (line: string) => void;
 }
 
@@ -43,18 +49,25 @@ export interface BuiltLog {
   /** From the first command appended to the last decision committed. */
   decideMs: number;
   totalMs: number;
+  sendGapMs: number;
+  /** Event time from one customer's first command to its last. */
+  spanMs: number;
 }
 
 export const SUPPRESSED = '+14155550999';
 const MARKETING = 'Flash sale! 20% off everything this weekend only, buy now';
 const PURPOSES = ['transactional', 'operational', 'support'] as const;
 
-/** The facts an operator would append for one customer: registered, on a plan, limits opened after review, one opt-out. */
-function customerFacts(customerId: string, at: number): PolicyEvent[] {
+/**
+ * The facts an operator would append for one customer: registered, on a plan, limits opened after
+ * review, one opt-out. The plan stays valid 30 days past the last command (`until`), however long
+ * the log spans; OPEN_LIMITS' daily and monthly quotas stay above any pace the bench uses.
+ */
+function customerFacts(customerId: string, at: number, until: number): PolicyEvent[] {
   const { reason, by, daily, monthly, burst, refillPerMinute, recipientIntervalMs, bulkRecipients } = OPEN_LIMITS;
   return [
     { type: 'CustomerRegistered', customerId, at },
-    { type: 'PlanChanged', customerId, at, planId: 'scale', validUntil: at + 30 * 86_400_000, by: 'bench', reason: 'bench account' },
+    { type: 'PlanChanged', customerId, at, planId: 'scale', validUntil: until + 30 * 86_400_000, by: 'bench', reason: 'bench account' },
     {
       type: 'LimitsOverridden',
       customerId,
@@ -87,7 +100,11 @@ export async function buildPolicyLog(spec: LogSpec): Promise<BuiltLog> {
   try {
     await kafka.ensureTopics(spec.topics.specs());
     await codec.init(['SendRequested', 'PolicyInputRecorded']);
-    const base = Date.now() - 60_000;
+    // The commands span `spanMs` of event time per customer and the last one is a minute old when
+    // appended: no command is dated in the future, whatever the pace.
+    const gap = spec.sendGapMs ?? 50;
+    const spanMs = (Math.ceil(spec.entries / spec.customers) - 1) * gap;
+    const base = Date.now() - 60_000 - 1000 - spanMs;
     const customers = Array.from({ length: spec.customers }, (_, i) => ({
       customerId: `cus_bench_${i}_${randomUUID().slice(0, 8)}`,
       instanceId: `ins_bench_${i}`,
@@ -99,7 +116,7 @@ export async function buildPolicyLog(spec: LogSpec): Promise<BuiltLog> {
     const factRecords: OutgoingRecord[] = [];
     for (const c of customers) {
       const correlationId = `op_${randomUUID()}`;
-      for (const fact of customerFacts(c.customerId, base)) {
+      for (const fact of customerFacts(c.customerId, base, base + 1000 + spanMs)) {
         factRecords.push(await codec.encode('PolicyInputRecorded', toFactRecord(fact, correlationId)));
         facts++;
       }
@@ -139,8 +156,8 @@ export async function buildPolicyLog(spec: LogSpec): Promise<BuiltLog> {
         const command: SendRequested = {
           event_id: newEventId(),
           correlation_id: `cmd_bench_${i}_${randomUUID().slice(0, 8)}`,
-          // The decider's clock is the command's own time: one send per customer every 50 ms.
-          occurred_at: base + 1000 + n * 50,
+          // The decider's clock is the command's own time: one send per customer every `gap` ms.
+          occurred_at: base + 1000 + n * gap,
           customer_id: c.customerId,
           instance_id: c.instanceId,
           instance_name: c.instanceName,
@@ -197,7 +214,7 @@ export async function buildPolicyLog(spec: LogSpec): Promise<BuiltLog> {
         decided.byCode[row.error_code ?? 'none'] = (decided.byCode[row.error_code ?? 'none'] ?? 0) + n;
       }
     }
-    return { customers: customers.length, facts, commands: spec.entries, marketing, suppressed, decided, produceMs, decideMs, totalMs: Date.now() - started };
+    return { customers: customers.length, facts, commands: spec.entries, marketing, suppressed, decided, produceMs, decideMs, totalMs: Date.now() - started, sendGapMs: gap, spanMs };
   } finally {
     await kafka.close().catch(() => undefined);
     await db.end().catch(() => undefined);
