@@ -11,6 +11,7 @@ import { pbxBench } from './pbx.ts';
 import { compareBench } from './compare/index.ts';
 import { webhooksBench } from './webhooks.ts';
 import { verifyBench } from './verify.ts';
+import { policyStateBench } from './policy-state.ts';
 
 function intEnv(name: string, fallback: number, min = 1): number {
   const raw = process.env[name];
@@ -142,9 +143,11 @@ async function main(): Promise<void> {
   console.log(
     `bench: send path vs baseline; ${config.connections} connections, ${config.warmupS} s warm-up + ${config.durationS} s measured each; time budget ${budgetS} s`,
   );
-  // BENCH_ONLY=verify: verify at scale alone (issue 29; bench/verify.ts).
-  const verifyOnly = process.env.BENCH_ONLY === 'verify';
-  const runs = (part: 'send' | 'compare' | 'pbx' | 'webhooks' | 'verify') => verifyOnly ? part === 'verify' : !config.only || config.only === part || (part === 'send' && (config.only === 'baseline' || config.only === 'floor' || config.only === 'send-path'));
+  // BENCH_ONLY=verify or policy-state: that part alone (issue 29's verify at scale, bench/verify.ts;
+  // issue 28's state storage, bench/policy-state.ts).
+  const alone = ['verify', 'policy-state'].find((name) => process.env.BENCH_ONLY === name);
+  const runs = (part: 'send' | 'compare' | 'pbx' | 'webhooks' | 'verify' | 'policy-state') =>
+    alone ? part === alone : !config.only || config.only === part || (part === 'send' && (config.only === 'baseline' || config.only === 'floor' || config.only === 'send-path'));
   deciderBench();
   await preflight();
   // A part that cannot run is reported and the next one runs; the exit code says that one failed.
@@ -163,6 +166,7 @@ async function main(): Promise<void> {
   // Decider, verify and send path beside the commit before (BENCH_BEFORE); a missing commit is said and skipped.
   if (runs('compare')) await part('compare', () => compareBench(config, { smoke: SMOKE }));
   if (runs('verify')) await part('verify', () => verifyBench({ smoke: SMOKE }));
+  if (runs('policy-state')) await part('policy-state', () => policyStateBench({ smoke: SMOKE }));
   if (runs('pbx')) await part('pbx', () => pbxBench({ durationS: config.durationS, connections: config.connections }));
   if (runs('webhooks')) {
     await part('webhooks', () =>

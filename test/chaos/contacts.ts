@@ -3,8 +3,9 @@
 // an hour on day 0); it carries replies to people who wrote in. So before the load each person
 // writes to the instance through the simulator (messages.upsert, as Evolution posts it), and the
 // load starts once the policy's folded state knows every one of them.
-import { sql, z, type Pool } from '@gw/db';
-import { isFirstContact, upgradeState } from '@gw/policy';
+import type { Pool } from '@gw/db';
+import { isFirstContact } from '@gw/policy';
+import { readPolicyState } from '@gw/policy-log';
 import { setLimits } from '../../services/gatewayctl/src/policy/commands.ts';
 import { OPEN_LIMITS, withOperator } from '../support/accounts.ts';
 import type { Stack } from '../support/stack.ts';
@@ -51,12 +52,9 @@ export interface WritingAccount {
   recipients: readonly string[];
 }
 
-const StateRow = z.object({ state: z.unknown() });
-
 /** None of the account's people is a first contact, and the chaos limits are in force, in the policy's folded state. */
 async function knowsEveryone(db: Pool, account: WritingAccount): Promise<boolean> {
-  const row = await db.maybeOne(sql.type(StateRow)`SELECT state FROM policy_state WHERE customer_id = ${account.customer_id}`);
-  const state = row ? upgradeState(row.state) : null;
+  const state = await readPolicyState(db, account.customer_id);
   if (!state || state.override?.reason !== CHAOS_LIMITS_REASON) return false;
   return account.recipients.every((phone) => !isFirstContact(state, account.instance_id, phone));
 }

@@ -119,6 +119,7 @@ function arrange(v: Settings) {
       port: v.POLICY_PORT,
       statesPerPartition: v.POLICY_STATES_PER_PARTITION,
       logIdBlock: v.POLICY_LOG_ID_BLOCK,
+      snapshotEveryEvents: v.POLICY_SNAPSHOT_EVERY_EVENTS,
       chainVerifyEveryMs: v.POLICY_CHAIN_VERIFY_EVERY_MS,
       chainVerifyFullEveryMs: v.POLICY_CHAIN_VERIFY_FULL_EVERY_MS,
       deadLettersCountEveryMs: v.DEAD_LETTERS_COUNT_EVERY_MS,

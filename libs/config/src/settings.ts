@@ -102,6 +102,7 @@ export const settingsSchema = z.object({
   POLICY_PORT: int(18010).describe('Its port.'),
   POLICY_STATES_PER_PARTITION: int(2_000).describe('Customer states the consumer keeps in memory per partition.'),
   POLICY_LOG_ID_BLOCK: int(256).describe('Log ids taken from the sequence at once.'),
+  POLICY_SNAPSHOT_EVERY_EVENTS: int(100).describe('A customer\'s policy state is stored whole at least every this many events folded; between, a batch stores only its events (0 or 1: whole every batch).'),
   POLICY_CHAIN_VERIFY_EVERY_MS: int(60_000).describe('How often the policy service checks the hash chains of the entries appended since its last check (0: never).'),
   POLICY_CHAIN_VERIFY_FULL_EVERY_MS: int(21_600_000).describe('How often that check walks every chain from its first entry instead (the first check always does).'),
   DEAD_LETTERS_COUNT_EVERY_MS: int(60_000).describe('How often the policy service counts the open dead letters for /metrics (0: never).'),

@@ -6,3 +6,4 @@ export { toLogRow, fromLogRow, storedCopy, PolicyLogRow, type NewPolicyLogRow } 
 export { insertEntries } from './store.ts';
 export { applyPolicyBatch, ProjectionChanges, type PolicyBatchWrite, type SuppressionOp } from './projections.ts';
 export { instanceGuardRows, TouchedInstances, type InstanceGuardRow } from './instance-guard.ts';
+export { planStateWrites, readPolicyState, readPolicyStates, type StateWrites, type StoredPolicyState } from './state-store.ts';

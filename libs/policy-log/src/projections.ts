@@ -3,6 +3,7 @@ import type { SendDecided } from '@gw/events';
 import { recipientKey, type CustomerPolicyState, type PolicyEvent } from '@gw/policy';
 import { toLogRow } from './entry.ts';
 import { instanceGuardUpsert, TouchedInstances, type InstanceGuardRow } from './instance-guard.ts';
+import { tailWrites, type StateWrites } from './state-store.ts';
 
 /** A change of the suppressions table; each is also a suppression_history row (with its cause). */
 export interface SuppressionOp {
@@ -80,7 +81,10 @@ export interface PolicyBatchWrite {
   head: string;
   lastLogId: number | null;
   entries: SendDecided[];
+  /** Snapshots written whole (policy_state); their tails are deleted. */
   states: Map<string, CustomerPolicyState>;
+  /** Events appended to customers' tails instead of a snapshot (state-store.ts planStateWrites). */
+  tails?: StateWrites['tails'];
   quota: ProjectionChanges['quota'];
   suppressions: SuppressionOp[];
   factIds: string[];
@@ -97,9 +101,13 @@ export interface PolicyBatchWrite {
 export async function applyPolicyBatch(db: Queryable, write: PolicyBatchWrite): Promise<void> {
   const stateIds = [...write.states.keys()];
   const quota = [...write.quota.values()];
-  // instance_guard rides in the same statement (a WITH that always runs to completion): written
-  // with the batch, or not at all when the fence fails.
-  const guard = write.instanceGuard?.length ? sql.fragment`WITH instance_guard_rows AS (${instanceGuardUpsert(write.instanceGuard)}) ` : sql.fragment``;
+  // instance_guard and the state tails ride in the same statement (WITHs that always run to
+  // completion): written with the batch, or not at all when the fence fails.
+  const ctes = [
+    ...(write.instanceGuard?.length ? [sql.fragment`instance_guard_rows AS (${instanceGuardUpsert(write.instanceGuard)})`] : []),
+    ...tailWrites(write.tails ?? [], stateIds),
+  ];
+  const guard = ctes.length > 0 ? sql.fragment`WITH ${sql.join(ctes, sql.fragment`, `)} ` : sql.fragment``;
   // In FROM, so the function's void result is a row without columns (the void type alias expects none).
   await db.query(sql.typeAlias('void')`
     ${guard}SELECT FROM policy_apply_batch(

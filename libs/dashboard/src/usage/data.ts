@@ -1,15 +1,14 @@
-// What /usage reads, always within one customer: the folded policy state (`policy_state`, the
-// engine's own snapshot: plan, override, buckets, pauses), the accepted sends of the quota
+// What /usage reads, always within one customer: the folded policy state (`policy_state` and
+// its tail, the engine's own: plan, override, buckets, pauses), the accepted sends of the quota
 // windows (`quota_usage`), the suppressions by source, and the two charts' counts (`policy_log`
 // by day and outcome, `suppression_history` opt-outs by week), and each instance's number guard
 // (`instance_guard`: age, warm-up allowance, first contacts, restriction). All are projections the
 // policy consumer writes.
 import { sql, z, type Queryable } from '@gw/db';
-import { initialPolicyState, upgradeState, type CustomerPolicyState } from '@gw/policy';
+import { initialPolicyState, type CustomerPolicyState } from '@gw/policy';
+import { readPolicyState } from '@gw/policy-log';
 import type { GuardRow } from './guard-view.ts';
 import type { DecisionCount, WeekCount } from './view.ts';
-
-const StateRow = z.object({ state: z.unknown() });
 
 /**
  * The customer's folded policy state; the state of a customer the engine has not heard of yet
@@ -17,8 +16,7 @@ const StateRow = z.object({ state: z.unknown() });
  * and rebuilds: the page then shows no plan rather than failing).
  */
 export async function policyStateOf(db: Queryable, customerId: string): Promise<CustomerPolicyState> {
-  const row = await db.maybeOne(sql.type(StateRow)`SELECT state FROM policy_state WHERE customer_id = ${customerId}`);
-  const state = row ? upgradeState(row.state) : null;
+  const state = await readPolicyState(db, customerId);
   return state && state.customerId === customerId ? state : initialPolicyState(customerId);
 }
 

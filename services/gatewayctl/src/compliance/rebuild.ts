@@ -37,7 +37,7 @@ export interface RebuildReport {
   elapsed_ms: number;
 }
 
-export const REBUILT_TABLES = ['policy_state', 'policy_offsets', 'policy_chain', 'policy_log', 'suppressions', 'suppression_history', 'quota_usage', 'policy_facts', 'instance_guard'] as const;
+export const REBUILT_TABLES = ['policy_state', 'policy_state_tail', 'policy_offsets', 'policy_chain', 'policy_log', 'suppressions', 'suppression_history', 'quota_usage', 'policy_facts', 'instance_guard'] as const;
 
 const total = (ends: Map<number, PartitionRange>) => [...ends.values()].reduce((n, r) => n + Number(r.end - r.low), 0);
 

@@ -5,8 +5,9 @@
 // has acknowledged it is the request marked granted.
 import type { Command } from 'commander';
 import { decideLimitRequest, getLimitRequest, LIMIT_REQUEST_MAX, LIMIT_REQUEST_STATUSES, listLimitRequests, type LimitRequest, type LimitRequestStatus } from '@gw/accounts';
-import { sql, z, type Pool, type Queryable } from '@gw/db';
-import { createPolicy, effectivePlan, initialPolicyState, upgradeState, type CustomerPolicyState, type PolicyConfig } from '@gw/policy';
+import type { Pool, Queryable } from '@gw/db';
+import { createPolicy, effectivePlan, initialPolicyState, type CustomerPolicyState, type PolicyConfig } from '@gw/policy';
+import { readPolicyState } from '@gw/policy-log';
 import { CliError, type ActionWrapper } from '../action.ts';
 import type { Audit } from '../audit.ts';
 import { operator, setLimits } from '../policy/commands.ts';
@@ -20,13 +21,9 @@ export interface LimitCommandDeps {
   audit: Audit;
 }
 
-const StateRow = z.object({ state: z.unknown() });
-
 /** The customer's folded policy state as the engine last wrote it (the override in force, the plan). */
 async function policyState(pool: Queryable, customerId: string): Promise<CustomerPolicyState> {
-  const row = await pool.maybeOne(sql.type(StateRow)`SELECT state FROM policy_state WHERE customer_id = ${customerId}`);
-  const state = row ? upgradeState(row.state) : null;
-  return state ?? initialPolicyState(customerId);
+  return (await readPolicyState(pool, customerId)) ?? initialPolicyState(customerId);
 }
 
 /** A request as the operator reads it, with the customer's limits now (the policy engine's config). */

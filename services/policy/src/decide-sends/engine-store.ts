@@ -1,7 +1,7 @@
 import { sql, z, type Queryable, type Transaction } from '@gw/db';
 import type { SendDecided } from '@gw/events';
-import { initialPolicyState, upgradeState, type CustomerPolicyState } from '@gw/policy';
-import { applyPolicyBatch, GENESIS_HASH, PolicyLogRow } from '@gw/policy-log';
+import { initialPolicyState, type CustomerPolicyState } from '@gw/policy';
+import { applyPolicyBatch, GENESIS_HASH, planStateWrites, PolicyLogRow, readPolicyStates } from '@gw/policy-log';
 import type { BatchResult } from './run-batch.ts';
 
 // next_offset read as text: offsets are bigints in the consumer.
@@ -9,8 +9,6 @@ const AppliedOffset = z.object({ next_offset: z.string() });
 const ChainHead = z.object({ head_hash: z.string(), last_log_id: z.number() });
 const RecordedDecision = PolicyLogRow.pick({ command_id: true, decision_event: true });
 const FoldedFact = z.object({ event_id: z.string() });
-// jsonb the consumer wrote; upgradeState checks its shape.
-const StoredState = z.object({ customer_id: z.string(), state: z.unknown() });
 
 /** The next offset of a partition whose effect is not yet in the projections (row locked). */
 export async function lockAppliedOffset(tx: Transaction, topic: string, partition: number): Promise<bigint> {
@@ -41,20 +39,26 @@ export async function findFoldedFacts(db: Queryable, eventIds: string[]): Promis
   return new Set(ids);
 }
 
-/** The stored states of these customers (the initial state for one never seen), in one query. */
-export async function loadStates(db: Queryable, customerIds: string[]): Promise<Map<string, CustomerPolicyState>> {
-  const states = new Map<string, CustomerPolicyState>();
-  if (customerIds.length === 0) return states;
-  const rows = await db.any(sql.type(StoredState)`SELECT customer_id, state FROM policy_state WHERE customer_id = ANY(${sql.array(customerIds, 'text')})`);
-  const stored = new Map(rows.map((r) => [r.customer_id, r.state]));
+/** Customer states as stored, and the events in each one's tail (how many a batch may still append). */
+export interface LoadedStates {
+  states: Map<string, CustomerPolicyState>;
+  /** Only customers with a stored snapshot: one without is given a snapshot by its first batch. */
+  tailEvents: Map<string, number>;
+}
+
+/** The stored states of these customers (the initial state for one never seen), snapshot and tail, in one round trip. */
+export async function loadStates(db: Queryable, customerIds: string[]): Promise<LoadedStates> {
+  const loaded: LoadedStates = { states: new Map(), tailEvents: new Map() };
+  const stored = await readPolicyStates(db, customerIds);
   for (const customerId of customerIds) {
-    const raw = stored.get(customerId);
-    const state = raw === undefined ? initialPolicyState(customerId) : upgradeState(raw);
+    const found = stored.get(customerId);
+    const state = found === undefined ? initialPolicyState(customerId) : found.state;
     // A snapshot too old to upgrade: deciding on a guess would break determinism, so stop here.
     if (!state) throw new Error(`policy state of ${customerId} has an unknown shape; run "gatewayctl projections rebuild"`);
-    states.set(customerId, state);
+    loaded.states.set(customerId, state);
+    if (found) loaded.tailEvents.set(customerId, found.tailEvents);
   }
-  return states;
+  return loaded;
 }
 
 /** SQLSTATEs raised by policy_apply_batch: the partition moved on (GWF01), a command was decided (GWC01) or a fact folded (GWC02) before. */
@@ -79,15 +83,21 @@ export interface BatchWrite {
   nextOffset: bigint;
   expectedHead: string;
   result: BatchResult;
+  /** What the writer knows of the changed customers' stored tails (LoadedStates.tailEvents). */
+  tailEvents: ReadonlyMap<string, number>;
+  /** POLICY_SNAPSHOT_EVERY_EVENTS: a tail holds fewer events than this. */
+  snapshotEveryEvents: number;
 }
 
 /**
  * Writes a batch's result in one statement (applyPolicyBatch: policy_apply_batch, whose one
  * definition is libs/db/functions/policy_apply_batch.sql): offset, chain head, log entries, folded
- * fact ids, states, quota, suppressions and the instance_guard rows, or nothing if the fence fails.
+ * fact ids, states (a snapshot, or the events to append to its tail), quota, suppressions and the
+ * instance_guard rows, or nothing if the fence fails. Returns the changed customers' tail lengths.
  */
-export async function applyBatch(db: Queryable, write: BatchWrite): Promise<void> {
+export async function applyBatch(db: Queryable, write: BatchWrite): Promise<Map<string, number>> {
   const { result } = write;
+  const stored = planStateWrites(result.states, result.folded, write.tailEvents, write.snapshotEveryEvents);
   await applyPolicyBatch(db, {
     topic: write.topic,
     partition: write.partition,
@@ -97,10 +107,12 @@ export async function applyBatch(db: Queryable, write: BatchWrite): Promise<void
     head: result.head,
     lastLogId: result.lastLogId,
     entries: result.entries,
-    states: result.states,
+    states: stored.snapshots,
+    tails: stored.tails,
     quota: result.quota,
     suppressions: result.suppressions,
     factIds: result.factIds,
     instanceGuard: result.instanceGuard,
   });
+  return stored.tailEvents;
 }

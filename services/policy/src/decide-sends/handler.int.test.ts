@@ -2,10 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '@gw/config';
 import { createPool, sql, z, type Pool } from '@gw/db';
-import { EventCodec, newEventId, Topics, type SendDecided } from '@gw/events';
+import { EventCodec, newEventId, Topics, type SendDecided, type SendRequested } from '@gw/events';
 import { createLogger, createMetrics } from '@gw/observability';
-import { createPolicy, type PolicyEvent } from '@gw/policy';
-import { GENESIS_HASH, toFactRecord } from '@gw/policy-log';
+import { createPolicy, initialPolicyState, type PolicyEvent } from '@gw/policy';
+import { engineStep, GENESIS_HASH, readPolicyStates, toFactRecord } from '@gw/policy-log';
 import { isolate, type Isolation } from '../../../../test/support/infra.ts';
 import { decideSends } from './handler.ts';
 import { LogIdBlock } from './log-ids.ts';
@@ -210,6 +210,57 @@ describe('policy batch handler', () => {
     expect(next).toBeGreaterThan(last);
     const lastValue = await pool.oneFirst(sql.type(z.object({ v: z.number() }))`SELECT last_value AS v FROM policy_log_log_id_seq`);
     expect(next).toBeLessThanOrEqual(lastValue);
+  });
+});
+
+describe('a customer\'s state stored as a snapshot and a tail (issue 28)', () => {
+  const TailRows = z.object({ n: z.number(), events: z.number().nullable() });
+  const tailOf = (customer: string) => pool.one(sql.type(TailRows)`SELECT count(*)::int AS n, sum(json_array_length(events))::int AS events FROM policy_state_tail WHERE customer_id = ${customer}`);
+
+  it('a batch of sends appends its events to the tail; a snapshot every few events or on a plan change clears it; a new process reads snapshot and tail as the state the engine holds', async () => {
+    const customer = `cus_${randomUUID().slice(0, 8)}`;
+    const every = 5;
+    const run = decideSends({ codec, pool, topics, logger: createLogger('policy-test', 'warn'), metrics: createMetrics('policy-test', false) }, { ...loadConfig().policy, snapshotEveryEvents: every, policy: POLICY });
+    // The same inputs through the pure engine: what the stored state must fold back to.
+    let expected = initialPolicyState(customer);
+    const inputs: Array<{ fact: PolicyEvent } | { send: SendRequested }> = [];
+    const batch = async (handle: ReturnType<typeof decideSends>, items: Array<{ fact: PolicyEvent } | { send: SendRequested }>) => {
+      inputs.push(...items);
+      for (const item of items) {
+        const step = engineStep('fact' in item ? { type: 'PolicyInputRecorded', payload: toFactRecord(item.fact, 'corr') } : { type: 'SendRequested', payload: item.send }, expected, POLICY);
+        if (step.kind !== 'ignored') expected = step.state;
+      }
+      return decisions(await feed(handle, items.map((item) => ('fact' in item ? fact(item.fact) : codec.encode('SendRequested', item.send)))));
+    };
+    const sendNo = (n: number) => ({ send: { ...sendRequested(customer, n, at), event_id: newEventId() } });
+
+    await batch(run, onboarding(customer).map((f) => ({ fact: f })));
+    expect(await tailOf(customer)).toEqual({ n: 0, events: null });
+    // Two sends: one event each (the SendDecided), appended as one row.
+    await batch(run, [sendNo(1), sendNo(2)]);
+    expect(await tailOf(customer)).toEqual({ n: 1, events: 2 });
+    await batch(run, [sendNo(3)]);
+    expect(await tailOf(customer)).toEqual({ n: 2, events: 3 });
+    // Reaching the limit: a snapshot, and the tail is gone.
+    await batch(run, [sendNo(4), sendNo(5)]);
+    expect(await tailOf(customer)).toEqual({ n: 0, events: null });
+    await batch(run, [sendNo(6)]);
+    expect(await tailOf(customer)).toEqual({ n: 1, events: 1 });
+    expect((await readPolicyStates(pool, [customer])).get(customer)).toEqual({ state: JSON.parse(JSON.stringify(expected)), tailEvents: 1 });
+
+    // A module switch is not a send: it writes the snapshot at once (the PBX route reads policy_state alone).
+    await batch(run, [{ fact: { type: 'ModuleToggled', customerId: customer, at: at + 7 * 60_000, module: 'pbx', enabled: true, by: 'test' } }]);
+    expect(await tailOf(customer)).toEqual({ n: 0, events: null });
+    await batch(run, [sendNo(8)]);
+
+    // Another process (nothing in memory) takes the partition over: it decides from snapshot and tail.
+    const next = decideSends({ codec, pool, topics, logger: createLogger('policy-test', 'warn'), metrics: createMetrics('policy-test', false) }, { ...loadConfig().policy, snapshotEveryEvents: every, policy: POLICY });
+    const decided = await batch(next, [sendNo(9), sendNo(10)]);
+    expect(decided.map((d) => d.decision)).toEqual(['accepted', 'accepted']);
+    const stored = (await readPolicyStates(pool, [customer])).get(customer)!;
+    expect(stored.state).toEqual(JSON.parse(JSON.stringify(expected)));
+    expect(stored.tailEvents).toBe(3);
+    expect(await quotaUsed(customer)).toEqual([9]);
   });
 });
 

@@ -9,12 +9,14 @@ import { RestrictionNotices } from './restriction-notices.ts';
 import { PartitionContexts, type PartitionContext } from './partition-contexts.ts';
 import { freshCommands, runBatch, type BatchResult } from './run-batch.ts';
 
-/** POLICY_STATES_PER_PARTITION and POLICY_LOG_ID_BLOCK (config.policy). */
+/** POLICY_STATES_PER_PARTITION, POLICY_LOG_ID_BLOCK and POLICY_SNAPSHOT_EVERY_EVENTS (config.policy). */
 export interface DecideSendsOptions {
   /** Customer states held in memory per partition. */
   statesPerPartition: number;
   /** Policy-log ids taken from the sequence at once. */
   logIdBlock: number;
+  /** A customer's stored state is rewritten whole at least every this many events folded; between, a batch appends its events to the state's tail. */
+  snapshotEveryEvents: number;
   /** What the engine decides with, made (and its configuration checked) once at start. */
   policy: Policy;
 }
@@ -58,10 +60,11 @@ export function decideSends(runtime: Pick<Runtime, 'codec' | 'pool' | 'logger' |
       // Assumed none: a fact folded before fails the write (GWC02) and the batch is redone on the locking path.
       foldedFacts: new Set(),
       logIds: ids,
-      stateOf: (id) => context.states.get(id) ?? loaded.get(id)!,
+      stateOf: (id) => context.states.get(id) ?? loaded.states.get(id)!,
     });
-    await applyBatch(pool, { topic, partition, expectedOffset: context.applied, nextOffset, expectedHead: context.head, result });
-    contexts.remember(topic, partition, { applied: nextOffset, head: result.head, lastLogId: result.lastLogId ?? context.lastLogId }, new Map([...loaded, ...result.states]));
+    const tailEvents = new Map([...context.tailEvents, ...loaded.tailEvents]);
+    const written = await applyBatch(pool, { topic, partition, expectedOffset: context.applied, nextOffset, expectedHead: context.head, result, tailEvents, snapshotEveryEvents: options.snapshotEveryEvents });
+    contexts.remember(topic, partition, { applied: nextOffset, head: result.head, lastLogId: result.lastLogId ?? context.lastLogId }, new Map([...loaded.states, ...result.states]), new Map([...loaded.tailEvents, ...written]));
     return result;
   };
 
@@ -72,13 +75,13 @@ export function decideSends(runtime: Pick<Runtime, 'codec' | 'pool' | 'logger' |
       const commandIds = decoded.flatMap(({ event }) => (event.type === 'SendRequested' ? [event.payload.correlation_id] : []));
       const recorded = await findDecisions(tx, commandIds);
       const foldedFacts = await findFoldedFacts(tx, decoded.flatMap(({ event }) => (event.type === 'PolicyInputRecorded' ? [event.payload.event_id] : [])));
-      const states = await loadStates(tx, [...new Set(decoded.map(({ event }) => event.payload.customer_id))]);
+      const loaded = await loadStates(tx, [...new Set(decoded.map(({ event }) => event.payload.customer_id))]);
       const ids = await logIds.take(tx, freshCommands(decoded, recorded), chain.lastLogId);
-      const result = runBatch({ policy: options.policy, decoded, partition, applied, head: chain.head, recorded, foldedFacts, logIds: ids, stateOf: (id) => states.get(id)! });
+      const result = runBatch({ policy: options.policy, decoded, partition, applied, head: chain.head, recorded, foldedFacts, logIds: ids, stateOf: (id) => loaded.states.get(id)! });
       const nextOffset = lastOffset + 1n > applied ? lastOffset + 1n : applied;
-      await applyBatch(tx, { topic, partition, expectedOffset: applied, nextOffset, expectedHead: chain.head, result });
+      const written = await applyBatch(tx, { topic, partition, expectedOffset: applied, nextOffset, expectedHead: chain.head, result, tailEvents: loaded.tailEvents, snapshotEveryEvents: options.snapshotEveryEvents });
       // Remembered as written; a failed commit throws past this and the context is dropped below.
-      contexts.remember(topic, partition, { applied: nextOffset, head: result.head, lastLogId: result.lastLogId ?? chain.lastLogId }, new Map([...states, ...result.states]));
+      contexts.remember(topic, partition, { applied: nextOffset, head: result.head, lastLogId: result.lastLogId ?? chain.lastLogId }, new Map([...loaded.states, ...result.states]), new Map([...loaded.tailEvents, ...written]));
       return result;
     });
 

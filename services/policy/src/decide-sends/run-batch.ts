@@ -28,6 +28,8 @@ export interface BatchResult {
   entries: SendDecided[];
   /** The states this batch changed. */
   states: Map<string, CustomerPolicyState>;
+  /** The events folded into each changed state, in order: `states` is the stored state with these folded (a tail may store them instead of the state). */
+  folded: Map<string, PolicyEvent[]>;
   quota: Map<string, { customerId: string; windowKey: string; used: number }>;
   suppressions: SuppressionOp[];
   /** The number guard of every instance the batch touched, from the states after it (instance_guard). */
@@ -55,7 +57,7 @@ export function freshCommands(decoded: BatchInput['decoded'], recorded: Map<stri
  */
 export function runBatch(input: BatchInput): BatchResult {
   const projections = new ProjectionChanges();
-  const result: BatchResult = { outputs: [], entries: [], states: new Map(), quota: projections.quota, suppressions: projections.suppressions, instanceGuard: [], head: input.head, lastLogId: null, factIds: [], outcomes: [] };
+  const result: BatchResult = { outputs: [], entries: [], states: new Map(), folded: new Map(), quota: projections.quota, suppressions: projections.suppressions, instanceGuard: [], head: input.head, lastLogId: null, factIds: [], outcomes: [] };
   const recorded = new Map(input.recorded);
   const foldedFacts = new Set(input.foldedFacts);
   let nextId = 0;
@@ -85,7 +87,10 @@ export function runBatch(input: BatchInput): BatchResult {
     const step = engineStep(event, stateOf(event.payload.customer_id), input.policy);
     if (step.kind === 'ignored') continue;
     result.states.set(event.payload.customer_id, step.state);
-    for (const folded of step.folded) projections.add(folded);
+    const folded = result.folded.get(event.payload.customer_id) ?? [];
+    folded.push(...step.folded);
+    result.folded.set(event.payload.customer_id, folded);
+    for (const event of step.folded) projections.add(event);
 
     if (step.kind === 'decided' && event.type === 'SendRequested') {
       const logId = input.logIds[nextId++];
