@@ -8,7 +8,10 @@
 #   BENCH_STACK_ENV="DELIVERY_CONCURRENCY=64 ..."  extra environment for the stack's services
 #   BENCH_ONLY=baseline|floor|send|send-path|compare|pbx|webhooks    run one part only (baseline, floor and send are the three sides
 #                     of the send path, send-path all three; compare: the decider, verify and the send path beside BENCH_BEFORE)
-#   BENCH_ONLY=verify verify at 100k and 200k entries, seconds, events/s and peak RSS (bench/verify.ts; BENCH_VERIFY_1M=1: and 1M)
+#   BENCH_ONLY=verify verify at 100k and 200k entries, seconds, events/s and peak RSS (bench/verify.ts; BENCH_VERIFY_1M=1: and 1M;
+#                     BENCH_VERIFY_GAP_MS (120000): event time between one customer's sends)
+#   BENCH_ONLY=policy-state  the policy stage storing a busy customer's state per batch, whole against snapshot and tail
+#                     (bench/policy-state.ts; BENCH_STATE_HISTORY (2000) sends of history, BENCH_STATE_BATCHES (200))
 #   BENCH_BEFORE (6a8291a^)  the commit compare measures against: extracted under .run/bench (git archive), it runs its own
 #                     stack on its own migrations in its own database
 #   The send path runs two workloads (issue 27): inside conversations (BENCH_CONTACTS_PER_INSTANCE (250) people write
