@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createPolicy, initialPolicyState, replay, type PolicyEvent } from '@gw/policy';
+import { createPolicy, guardOf, initialPolicyState, replay, type PolicyEvent } from '@gw/policy';
 import { engineStep } from './engine-step.ts';
 import { toFactRecord } from './facts.ts';
 
@@ -17,7 +17,7 @@ describe('engineStep: the number guard facts from the instance-events ingest', (
     if (step.kind !== 'folded') return;
     expect(step.emitted).toEqual([{ type: 'InstanceRestricted', customerId: CUSTOMER, at: T0, instanceId: 'ins_1', signal: 'send_error', until: T0 + 3_600_000, signals: 1 }]);
     expect(step.folded.map((e) => e.type)).toEqual(['RestrictionSignalled', 'InstanceRestricted']);
-    expect(step.state.guard.instances.ins_1?.restriction).toEqual({ signal: 'send_error', at: T0, until: T0 + 3_600_000 });
+    expect(guardOf(step.state.instances, 'ins_1')?.restriction).toEqual({ signal: 'send_error', at: T0, until: T0 + 3_600_000 });
   });
 
   it('folds InstanceConnected, ContactLearned and RestrictionLifted into the guard', () => {
@@ -32,8 +32,8 @@ describe('engineStep: the number guard facts from the instance-events ingest', (
       expect(step.kind).toBe('folded');
       if (step.kind === 'folded') state = step.state;
     }
-    expect(state.guard.instances.ins_1).toMatchObject({ firstConnectedAt: T0 - 5_000, restriction: null, signals: [] });
-    expect(state.guard.instances.ins_1?.contacts.flat()).toEqual(['+14155550100']);
+    expect(guardOf(state.instances, 'ins_1')).toMatchObject({ firstConnectedAt: T0 - 5_000, restriction: null, signals: [] });
+    expect(guardOf(state.instances, 'ins_1')?.contacts.flat()).toEqual(['+14155550100']);
   });
 
   it('ignores a fact of a type the engine does not know, rather than failing the batch', () => {

@@ -7,6 +7,7 @@ import type { Policy } from './policy.ts';
 import type { CustomerPolicyState } from './state.ts';
 import { quotaWindows } from './time/quota-windows.ts';
 import { bucketAt, takeToken } from './time/token-bucket.ts';
+import { instanceOf } from './instances.ts';
 import type { PolicyDecision, RuleContext, SendCommand } from './types.ts';
 
 export interface DecideResult {
@@ -40,12 +41,13 @@ export function decide(command: SendCommand, state: CustomerPolicyState, policy:
     windows: quotaWindows(command.occurredAt, plan?.quotaWindowOffsetMinutes ?? config.quotaWindowOffsetMinutes),
     normalised,
     digest: sha256Hex(normalised),
+    instance: instanceOf(state.instances, command.instanceId),
   };
   const decision = evaluateRules(policy.rules, context);
   return { decision, events: [toSendDecided(context, decision, policy.version)] };
 }
 
-function toSendDecided({ command, state, plan, windows, digest }: RuleContext, decision: PolicyDecision, policyVersion: string): SendDecided {
+function toSendDecided({ command, instance, plan, windows, digest }: RuleContext, decision: PolicyDecision, policyVersion: string): SendDecided {
   const accepted = decision.decision === 'accepted';
   const reason = !accepted && decision.code === 'policy_violation' && typeof decision.details.reason === 'string' ? decision.details.reason : null;
   return {
@@ -61,7 +63,7 @@ function toSendDecided({ command, state, plan, windows, digest }: RuleContext, d
     errorCode: accepted ? null : decision.code,
     reason,
     quotaWindows: { day: windows.day, month: windows.month },
-    tokensLeft: accepted && plan ? takeToken(bucketAt(state.buckets[command.instanceId], command.occurredAt, plan.velocity)).tokens : null,
+    tokensLeft: accepted && plan ? takeToken(bucketAt(instance?.bucket ?? undefined, command.occurredAt, plan.velocity)).tokens : null,
     policyVersion,
   };
 }

@@ -1,9 +1,9 @@
 import { normalizePhone } from '@gw/contract';
-import { RETENTION } from './config/policy-config.ts';
 import type { PolicyEvent, RecipientIdentityLinked, RecipientSuppressed, SendDecided } from './events.ts';
 import { canonicalLinkedId, recipientKey } from './linked-ids.ts';
 import { evolveGuard } from './guard/evolve-guard.ts';
-import { countQuality } from './quality/quality-buckets.ts';
+import { pruneInstances, updateInstance, type InstanceState } from './instances.ts';
+import { countQuality, type QualityCounter } from './quality/quality-buckets.ts';
 import { currentWindow } from './rules/quota-rule.ts';
 import { copyState, type CustomerPolicyState } from './state.ts';
 import { ageSends, rememberSend } from './time/send-memory.ts';
@@ -66,16 +66,13 @@ function apply(state: CustomerPolicyState, event: PolicyEvent): CustomerPolicySt
     case 'InstanceResumed': {
       // Counting starts afresh after a review, so the old window cannot re-pause it at once.
       const { [event.instanceId]: _paused, ...paused } = state.paused;
-      const { [event.instanceId]: _quality, ...quality } = state.quality;
-      return { ...state, paused, quality };
+      const instances = updateInstance(state.instances, event.instanceId, (instance) => (instance.quality === null ? instance : { ...instance, quality: null }));
+      return { ...state, paused, instances };
     }
     case 'SendDecided':
       return decided(state, event);
     case 'DeliveryOutcomeRecorded':
-      return {
-        ...state,
-        quality: { ...state.quality, [event.instanceId]: countQuality(state.quality[event.instanceId], event.at, event.delivered ? { delivered: 1 } : { failed: 1 }) },
-      };
+      return { ...state, instances: counted(state.instances, event.instanceId, event.at, event.delivered ? DELIVERED : FAILED) };
     default:
       return state; // the number guard's facts: evolveGuard folds them
   }
@@ -94,7 +91,7 @@ function suppress(state: CustomerPolicyState, event: RecipientSuppressed): Custo
   };
   // A carried-over suppression is the same opt-out again: it was counted once, on the linked id.
   if (event.source !== 'opt_out' || !event.instanceId || event.linkedFrom) return next;
-  return { ...next, quality: { ...next.quality, [event.instanceId]: countQuality(next.quality[event.instanceId], event.at, { optOuts: 1 }) } };
+  return { ...next, instances: counted(next.instances, event.instanceId, event.at, OPTED_OUT) };
 }
 
 /**
@@ -124,21 +121,33 @@ function decided(state: CustomerPolicyState, event: SendDecided): CustomerPolicy
   const next = copyState(state);
   next.clock = Math.max(state.clock, event.at);
   const accepted = event.decision === 'accepted';
-  const violation = event.errorCode === 'policy_violation';
-  if (accepted || violation) {
-    const add = accepted ? { judged: 1, accepted: 1 } : { judged: 1, violations: 1 };
-    next.quality = { ...next.quality, [event.instanceId]: countQuality(next.quality[event.instanceId], event.at, add) };
-  }
+  if (!accepted && event.errorCode !== 'policy_violation') return next;
+  // The instance's quality and bucket in one record: one path of the trie copied per decision.
+  next.instances = updateInstance(state.instances, event.instanceId, (instance) => {
+    const quality = countQuality(instance.quality ?? undefined, event.at, accepted ? JUDGED_ACCEPTED : JUDGED_VIOLATION);
+    const bucket = accepted ? { tokens: event.tokensLeft ?? 0, at: Math.max(instance.bucket?.at ?? event.at, event.at) } : instance.bucket;
+    return { bucket, quality, guard: instance.guard } satisfies InstanceState;
+  });
   if (!accepted) return next;
 
-  const previousBucket = next.buckets[event.instanceId];
   next.quota = {
     day: countOne(next.quota.day, event.quotaWindows.day),
     month: countOne(next.quota.month, event.quotaWindows.month),
   };
-  next.buckets = { ...next.buckets, [event.instanceId]: { tokens: event.tokensLeft ?? 0, at: Math.max(previousBucket?.at ?? event.at, event.at) } };
   next.sends = rememberSend(next.sends, { at: event.at, instanceId: event.instanceId, recipient: event.recipient, digest: event.digest }, next.clock);
   return next;
+}
+
+/** What each fact adds to an instance's quality bucket (constants: read, never changed). */
+type QualityAdd = Readonly<Partial<Record<QualityCounter, number>>>;
+const JUDGED_ACCEPTED: QualityAdd = Object.freeze({ judged: 1, accepted: 1 });
+const JUDGED_VIOLATION: QualityAdd = Object.freeze({ judged: 1, violations: 1 });
+const DELIVERED: QualityAdd = Object.freeze({ delivered: 1 });
+const FAILED: QualityAdd = Object.freeze({ failed: 1 });
+const OPTED_OUT: QualityAdd = Object.freeze({ optOuts: 1 });
+
+function counted(instances: CustomerPolicyState['instances'], instanceId: string, at: number, add: QualityAdd): CustomerPolicyState['instances'] {
+  return updateInstance(instances, instanceId, (instance) => ({ ...instance, quality: countQuality(instance.quality ?? undefined, at, add) }));
 }
 
 function countOne(counter: { window: string; used: number }, window: string): { window: string; used: number } {
@@ -153,16 +162,10 @@ function countOne(counter: { window: string; used: number }, window: string): { 
 function prune(state: CustomerPolicyState): CustomerPolicyState {
   const clock = state.clock;
   if (clock - state.prunedAt < HOUR_MS) return state;
-  const quality: CustomerPolicyState['quality'] = {};
-  for (const [instance, buckets] of Object.entries(state.quality)) {
-    const kept = buckets.filter((b) => b.hour > clock - RETENTION.qualityHours * HOUR_MS);
-    if (kept.length > 0) quality[instance] = kept;
-  }
   return {
     ...state,
     prunedAt: clock,
     sends: ageSends(state.sends, clock, state.prunedAt),
-    buckets: Object.fromEntries(Object.entries(state.buckets).filter(([, b]) => b.at > clock - RETENTION.idleBucketMs)),
-    quality,
+    instances: pruneInstances(state.instances, clock),
   };
 }

@@ -14,7 +14,6 @@ export {
   RESTRICTION_SIGNALS,
   type GuardSummary,
   type GuardConfig,
-  type GuardState,
   type InstanceGuard,
   type FirstContactLimits,
   type FirstContactCaps,
@@ -25,6 +24,7 @@ export {
 export { replay, run, type PolicyInput, type RunResult } from './replay.ts';
 export { initialPolicyState, upgradeState, STATE_VERSION, type CustomerPolicyState, type QualityBucket, type IdentityLinks, type SuppressionEntry } from './state.ts';
 export type { SendMemory, RememberedSend } from './time/send-memory.ts';
+export { bucketOf, qualityOf, guardOf, instanceOf, instanceEntries, instancesFrom, type InstanceState, type Instances } from './instances.ts';
 export { RULES } from './rules/index.ts';
 export { evaluateRules } from './evaluate-rules.ts';
 export { describeRules, type RuleDescription } from './describe-rules.ts';

@@ -2,9 +2,11 @@ import { describe, expect, it } from 'vitest';
 import type { PolicyEvent } from './events.ts';
 import { evolve } from './evolve.ts';
 import { replay, run, type PolicyInput } from './replay.ts';
-import { initialPolicyState, type CustomerPolicyState } from './state.ts';
+import { initialPolicyState, type CustomerPolicyState, type QualityBucket } from './state.ts';
 import { createPolicy } from './policy.ts';
 import { emptyTrie, trieEntries, trieSet, type TrieEntry, type TrieNode } from './structures/hash-trie.ts';
+import { instanceEntries, instancesFrom } from './instances.ts';
+import type { InstanceGuard } from './guard/state.ts';
 
 const POLICY = createPolicy();
 import { activeCustomer, aSend, CUSTOMER, DAY, delivery, HOUR, MINUTE, paused, planChanged, resumed, suppressed, T0 } from './testing/fixtures.ts';
@@ -80,8 +82,11 @@ describe('replay and determinism', () => {
 /** The state without the guard's contact sets, which grow with the people written to (like `suppressed`), not with time. */
 const withoutContacts = (state: CustomerPolicyState) => ({
   ...state,
-  guard: { instances: Object.fromEntries(Object.entries(state.guard.instances).map(([id, guard]) => [id, { ...guard, contacts: [] }])) },
+  instances: instanceEntries(state.instances).map(([id, instance]) => [id, { ...instance, guard: instance.guard && { ...instance.guard, contacts: [] } }]),
 });
+
+/** Every instance's guard. */
+const guardsOf = (state: CustomerPolicyState): InstanceGuard[] => instanceEntries(state.instances).flatMap(([, instance]) => (instance.guard ? [instance.guard] : []));
 
 describe('bounded state', () => {
   it('after 10,000 decisions over 60 days the state stays small (old windows pruned)', () => {
@@ -105,10 +110,10 @@ describe('bounded state', () => {
     expect(trieEntries(state.sends.lastSend).length).toBeLessThan(250);
     expect(trieEntries(state.sends.bodies).reduce((n, [, body]) => n + body.to.length, 0)).toBeLessThan(250);
     expect(trieEntries(state.sends.bodies).reduce((n, [, body]) => n + body.times.length, 0)).toBeLessThan(250);
-    expect(Object.values(state.quality).every((buckets) => buckets.length <= 24)).toBe(true);
+    expect(instanceEntries(state.instances).every(([, instance]) => (instance.quality ?? []).length <= 24)).toBe(true);
     // The guard's windows are bounded; its contact sets grow with people (10,000 distinct here), not traffic.
-    expect(Object.values(state.guard.instances).every((guard) => guard.firstContacts.length <= 200 && guard.signals.length === 0)).toBe(true);
-    expect(Object.values(state.guard.instances).reduce((n, guard) => n + guard.contacts.reduce((m, shard) => m + shard.length, 0), 0)).toBe(10_000);
+    expect(guardsOf(state).every((guard) => guard.firstContacts.length <= 200 && guard.signals.length === 0)).toBe(true);
+    expect(guardsOf(state).reduce((n, guard) => n + guard.contacts.reduce((m, shard) => m + shard.length, 0), 0)).toBe(10_000);
     expect(state.clock).toBeGreaterThan(T0 + 59 * DAY);
     expect(HOUR).toBe(3_600_000);
   }, 120_000); // a property of size, not of speed: give a loaded machine all the time it needs
@@ -125,9 +130,35 @@ function recentOf(log: PolicyEvent[]): Array<{ hour: number; sends: Array<{ at: 
   return [...runs].sort(([a], [b]) => a - b).map(([hour, sends]) => ({ hour, sends: sends.sort((a, b) => a.at - b.at) }));
 }
 
-/** A snapshot of `version` (2..5) of the state `run` made: the send memory as version 5's list. */
-function olderSnapshot(result: ReturnType<typeof run>, version: number, drop: Array<keyof CustomerPolicyState> = []): unknown {
-  const { sends: _sends, ...rest } = result.state;
+/** Version 7's three per-instance maps, as a version-7 engine kept them (versions 2 to 6 the same). */
+function perInstanceMaps(state: CustomerPolicyState) {
+  const buckets: Record<string, { tokens: number; at: number }> = {};
+  const quality: Record<string, QualityBucket[]> = {};
+  const guards: Record<string, InstanceGuard> = {};
+  for (const [id, instance] of instanceEntries(state.instances)) {
+    if (instance.bucket) buckets[id] = instance.bucket;
+    if (instance.quality) quality[id] = instance.quality;
+    if (instance.guard) guards[id] = instance.guard;
+  }
+  return { buckets, quality, guards };
+}
+
+/** The state as version 7 stored it: `buckets`, `quality` and `guard.instances` where version 8 has `instances`. */
+function asVersion7(state: CustomerPolicyState) {
+  const { instances: _instances, ...rest } = state;
+  const { buckets, quality, guards } = perInstanceMaps(state);
+  return { ...rest, stateVersion: 7, buckets, quality, guard: { instances: guards } };
+}
+
+/** The state with no instance's guard (what an upgrade of a snapshot older than the guard knows). */
+function withoutGuards(state: CustomerPolicyState): CustomerPolicyState {
+  const { buckets, quality } = perInstanceMaps(state);
+  return { ...state, instances: instancesFrom({ buckets, quality }) };
+}
+
+/** A snapshot of `version` (2..5) of the state `run` made: the send memory as version 5's list, the per-instance data as version 7's maps. */
+function olderSnapshot(result: ReturnType<typeof run>, version: number, drop: Array<keyof ReturnType<typeof asVersion7>> = []): unknown {
+  const { sends: _sends, ...rest } = asVersion7(result.state);
   for (const field of drop) delete (rest as Record<string, unknown>)[field];
   return JSON.parse(JSON.stringify({ ...rest, recent: recentOf(result.log), stateVersion: version }));
 }
@@ -150,7 +181,7 @@ function asVersion6(state: CustomerPolicyState): unknown {
     sends.to.forEach((recipient, i) => (bodyRecipients = trieSet(bodyRecipients, `${body.length}:${body}${recipient}`, sends.at[i]!)));
   }
   const sends = { oldestKept: state.sends.oldestKept, lastSend: trieV6(state.sends.lastSend), bodies: trieV6(bodies), bodyRecipients: trieV6(bodyRecipients) };
-  return { ...state, stateVersion: 6, sends };
+  return { ...asVersion7(state), stateVersion: 6, sends };
 }
 
 describe('stored snapshots', () => {
@@ -158,9 +189,10 @@ describe('stored snapshots', () => {
     const { upgradeState, STATE_VERSION } = await import('./state.ts');
     const { state } = run(mixedInputs(), CUSTOMER, POLICY);
     expect(upgradeState(JSON.parse(JSON.stringify(state)))).toEqual(state);
-    const { stateVersion: _v, sends: _s, ...v1 } = state;
+    const { stateVersion: _v, sends: _s, guard: _g, ...v1 } = asVersion7(state);
     const upgraded = upgradeState({ ...v1, lastSend: {}, bulk: {} });
     expect(upgraded).toMatchObject({ stateVersion: STATE_VERSION, sends: initialPolicyState(CUSTOMER).sends, quota: state.quota, suppressed: state.suppressed });
+    expect(upgraded!.instances).toEqual(withoutGuards(state).instances);
     expect(upgraded).not.toHaveProperty('bulk');
     expect(upgradeState({ nope: 1 })).toBeNull();
     expect(upgradeState({ ...state, stateVersion: 99 })).toBeNull();
@@ -202,13 +234,28 @@ describe('stored snapshots', () => {
   it('upgradeState reads a version-4 snapshot (before the number guard) with an empty guard', async () => {
     const { upgradeState } = await import('./state.ts');
     const result = run(mixedInputs(), CUSTOMER, POLICY);
-    expect(Object.keys(result.state.guard.instances)).toHaveLength(3);
-    expect(upgradeState(olderSnapshot(result, 4, ['guard']))).toEqual({ ...upgradedFrom(result.state), guard: { instances: {} } });
+    expect(guardsOf(result.state)).toHaveLength(3);
+    expect(upgradeState(olderSnapshot(result, 4, ['guard']))).toEqual(withoutGuards(upgradedFrom(result.state)));
   });
 
   it('upgradeState reads a version-3 snapshot (before linked ids) with no identities', async () => {
     const { upgradeState } = await import('./state.ts');
     const result = run(mixedInputs(), CUSTOMER, POLICY);
-    expect(upgradeState(olderSnapshot(result, 3, ['identities', 'guard']))).toEqual({ ...upgradedFrom(result.state), identities: {}, guard: { instances: {} } });
+    expect(upgradeState(olderSnapshot(result, 3, ['identities', 'guard']))).toEqual({ ...withoutGuards(upgradedFrom(result.state)), identities: {} });
+  });
+
+  it('upgradeState moves a version-7 snapshot\'s per-instance maps into one record per instance, forgetting none: the next decisions are the same', async () => {
+    const { upgradeState } = await import('./state.ts');
+    const result = run(mixedInputs(), CUSTOMER, POLICY);
+    const v7 = asVersion7(result.state);
+    // Every kind of entry the move must carry: buckets, quality counters (ins_2's reset by its resume) and guards.
+    expect([Object.keys(v7.buckets).length, Object.keys(v7.quality).length, Object.keys(v7.guard.instances).length]).toEqual([3, 3, 3]);
+    const upgraded = upgradeState(JSON.parse(JSON.stringify(v7)));
+    expect(upgraded).toEqual(result.state);
+    const next: PolicyInput[] = Array.from({ length: 60 }, (_, i) => ({
+      kind: 'command',
+      command: aSend({ commandId: `cmd_v7_${i}`, instanceId: `ins_${i % 3}`, recipient: `+1415555${String(i % 70).padStart(4, '0')}`, text: `Order ${i % 4} shipped.`, occurredAt: T0 + 5_200_000 + i * 1_000 }),
+    }));
+    expect(run(next, upgraded!, POLICY)).toEqual(run(next, result.state, POLICY));
   });
 });

@@ -1,6 +1,7 @@
 import type { LimitsOverridden, PolicyModule, QualitySignal, SuppressionSource } from './events.ts';
 import { emptySendMemory, fromVersion6, insert, type SendMemory, type SendMemoryV6 } from './time/send-memory.ts';
 import { emptyGuard, type GuardState } from './guard/state.ts';
+import { emptyInstances, instancesFrom, type Instances } from './instances.ts';
 
 /**
  * The fold of one customer's policy events. Plain JSON only (no Map, Set or Date) so the service
@@ -36,17 +37,17 @@ export interface CustomerPolicyState {
   paused: Record<string, { reason: string; by: string; at: number; signals?: QualitySignal[] }>;
   /** Accepted sends in the current calendar windows. */
   quota: { day: { window: string; used: number }; month: { window: string; used: number } };
-  /** Instance → its token bucket level at `at`. */
-  buckets: Record<string, { tokens: number; at: number }>;
   /**
    * Accepted sends of the last RETENTION.bulkMs, shaped for the velocity and bulk rules (per
    * instance and recipient the last send; per body its distinct recipients): time/send-memory.ts.
    */
   sends: SendMemory;
-  /** Instance → hourly quality buckets, oldest first. */
-  quality: Record<string, QualityBucket[]>;
-  /** The number guard, per instance (guard/state.ts): first-connected time, contacts, first contacts, restriction. */
-  guard: GuardState;
+  /**
+   * Instance → what the engine keeps of it (instances.ts): its token bucket level, hourly quality
+   * buckets and number guard (first-connected time, contacts, first contacts, restriction), in one
+   * record per instance. Read it with bucketOf, qualityOf, guardOf.
+   */
+  instances: Instances;
 }
 
 export interface SuppressionEntry {
@@ -82,9 +83,11 @@ export interface QualityBucket {
  * Version 6 replaces the list of recent sends (`recent`) by `sends`, shaped for the rules; the
  * upgrade folds the list into it, forgetting nothing. Version 7 keeps each body's recipients in the
  * body's own entry of `sends.bodies` (version 6 had a second trie, `bodyRecipients`, written and
- * swept beside it); the upgrade moves them there, forgetting nothing.
+ * swept beside it); the upgrade moves them there, forgetting nothing. Version 8 keeps each
+ * instance's bucket, quality buckets and guard in one record (`instances`, instances.ts) where
+ * version 7 had three maps (`buckets`, `quality`, `guard.instances`); the upgrade moves every entry.
  */
-export const STATE_VERSION = 7;
+export const STATE_VERSION = 8;
 
 /** The state of a customer nobody has told the engine anything about. */
 export function initialPolicyState(customerId: string): CustomerPolicyState {
@@ -102,17 +105,15 @@ export function initialPolicyState(customerId: string): CustomerPolicyState {
     identities: {},
     paused: {},
     quota: { day: { window: '', used: 0 }, month: { window: '', used: 0 } },
-    buckets: {},
     sends: emptySendMemory(),
-    quality: {},
-    guard: emptyGuard(),
+    instances: emptyInstances(),
   };
 }
 
 
 /**
  * A shallow copy of the state, for evolve to change a few fields of. Written out field by field:
- * an object spread of the state's 17 fields cost about a microsecond where this literal costs well
+ * an object spread of the state's 15 fields (17 before version 8) cost about a microsecond where this literal costs well
  * under a tenth of one, and evolve copies the state twice per decision (issue 29). Every field is
  * required, so a field added to CustomerPolicyState and not here does not compile.
  */
@@ -131,10 +132,8 @@ export function copyState(state: CustomerPolicyState): CustomerPolicyState {
     identities: state.identities,
     paused: state.paused,
     quota: state.quota,
-    buckets: state.buckets,
     sends: state.sends,
-    quality: state.quality,
-    guard: state.guard,
+    instances: state.instances,
   };
 }
 
@@ -144,25 +143,41 @@ interface RecentSendsHourV5 {
   sends: Array<{ at: number; instanceId: string; recipient: string; digest: string }>;
 }
 
-type StateV5 = Omit<CustomerPolicyState, 'sends' | 'stateVersion'> & { stateVersion: 5; recent: RecentSendsHourV5[] };
+/** Version 7's shape: the per-instance data in three maps keyed by instance (versions 2 to 6 kept them the same way). */
+type StateV7 = Omit<CustomerPolicyState, 'instances' | 'stateVersion'> & {
+  stateVersion: 7;
+  buckets: Record<string, { tokens: number; at: number }>;
+  quality: Record<string, QualityBucket[]>;
+  guard: GuardState;
+};
 
-type StateV6 = Omit<CustomerPolicyState, 'sends' | 'stateVersion'> & { stateVersion: 6; sends: SendMemoryV6 };
+type StateV5 = Omit<StateV7, 'sends' | 'stateVersion'> & { stateVersion: 5; recent: RecentSendsHourV5[] };
+
+type StateV6 = Omit<StateV7, 'sends' | 'stateVersion'> & { stateVersion: 6; sends: SendMemoryV6 };
 
 /**
  * Brings a stored snapshot to the current shape. Version 2 kept one run per hour, which is a valid
  * version-3 `recent` as it is; versions 2 and 3 had no linked ids (empty `identities`). Version 1
  * (no stateVersion) kept `lastSend` and `bulk` maps; they are dropped and the send memory starts empty, which forgets at most a day of bulk and interval
- * history. Versions up to 5 are brought to version 5 and then to the current one (fromVersion5);
- * version 6 moves its bodies' recipients (fromVersion6). Anything unrecognisable returns null:
- * rebuild it with replay(log).
+ * history. Versions up to 5 are brought to version 5 and then to version 7 (fromVersion5);
+ * version 6 moves its bodies' recipients (fromVersion6); version 7 its per-instance maps
+ * (fromVersion7). Anything unrecognisable returns null: rebuild it with replay(log).
  */
 export function upgradeState(snapshot: unknown): CustomerPolicyState | null {
   if (typeof snapshot !== 'object' || snapshot === null || typeof (snapshot as { customerId?: unknown }).customerId !== 'string') return null;
-  const raw = snapshot as Partial<CustomerPolicyState> & { recent?: RecentSendsHourV5[]; lastSend?: unknown; bulk?: unknown; customerId: string };
+  const raw = snapshot as { stateVersion?: unknown; customerId: string };
   if (raw.stateVersion === STATE_VERSION) return raw as CustomerPolicyState;
+  const v7 = toVersion7(raw);
+  return v7 === null ? null : fromVersion7(v7);
+}
+
+/** A snapshot of version 1 to 7 in version 7's shape; null when it is none of them. */
+function toVersion7(snapshot: { stateVersion?: unknown; customerId: string }): StateV7 | null {
+  const raw = snapshot as Partial<StateV7> & { stateVersion?: unknown; recent?: RecentSendsHourV5[]; lastSend?: unknown; bulk?: unknown; customerId: string };
+  if (raw.stateVersion === 7) return raw as StateV7;
   if (raw.stateVersion === 6) {
     const v6 = raw as unknown as StateV6;
-    return { ...v6, stateVersion: STATE_VERSION, sends: fromVersion6(v6.sends) };
+    return { ...v6, stateVersion: 7, sends: fromVersion6(v6.sends) };
   }
   const v5 = raw as unknown as StateV5;
   if (raw.stateVersion === 5) return fromVersion5(v5);
@@ -174,17 +189,24 @@ export function upgradeState(snapshot: unknown): CustomerPolicyState | null {
   if (raw.stateVersion === 2 || raw.stateVersion === 3) return fromVersion5({ ...v5, identities: {}, guard: emptyGuard(), stateVersion: 5 });
   if (raw.stateVersion !== undefined) return null;
   const { lastSend: _lastSend, bulk: _bulk, recent: _recent, ...rest } = raw;
-  return { ...initialPolicyState(raw.customerId), ...rest, stateVersion: STATE_VERSION };
+  const { instances: _instances, ...initial } = initialPolicyState(raw.customerId);
+  return { ...initial, buckets: {}, quality: {}, guard: emptyGuard(), ...rest, stateVersion: 7 };
 }
 
 /**
- * Version 5 → current: every send of `recent` folded into the send memory. Version 5 dropped whole hours
+ * Version 5 → 7: every send of `recent` folded into the send memory. Version 5 dropped whole hours
  * past the retention from the list itself, so everything still in it was remembered: `oldestKept`
  * starts below all of it, and moves as before with the next accepted send or hourly sweep.
  */
-function fromVersion5(state: StateV5): CustomerPolicyState {
+function fromVersion5(state: StateV5): StateV7 {
   const { recent, ...rest } = state;
   let sends = emptySendMemory(Number.MIN_SAFE_INTEGER);
   for (const run of recent ?? []) for (const send of run.sends) sends = insert(sends, send);
-  return { ...rest, stateVersion: STATE_VERSION, sends };
+  return { ...rest, stateVersion: 7, sends };
+}
+
+/** Version 7 → 8: each instance's entries of `buckets`, `quality` and `guard.instances` in one record; nothing else changes. */
+function fromVersion7(state: StateV7): CustomerPolicyState {
+  const { buckets, quality, guard, ...rest } = state;
+  return { ...rest, stateVersion: STATE_VERSION, instances: instancesFrom({ buckets, quality, guards: guard?.instances }) };
 }

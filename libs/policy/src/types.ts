@@ -2,6 +2,7 @@ import type { ErrorCode } from '@gw/contract';
 import type { PolicyConfig } from './config/policy-config.ts';
 import type { CompiledContent } from './content/score-content.ts';
 import type { EffectivePlan } from './limits.ts';
+import type { InstanceState } from './instances.ts';
 import type { CustomerPolicyState } from './state.ts';
 import type { QuotaWindows } from './time/quota-windows.ts';
 
@@ -34,6 +35,8 @@ export interface RuleContext {
   normalised: string;
   /** messageDigest(command.text). */
   digest: string;
+  /** The record of command.instanceId in state.instances: looked up once per decision, not by each rule. */
+  instance: InstanceState | undefined;
 }
 
 export interface RuleVerdict {

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { sql, z } from '@gw/db';
-import { initialPolicyState, quotaWindows, type CustomerPolicyState } from '@gw/policy';
+import { initialPolicyState, instancesFrom, quotaWindows, type CustomerPolicyState } from '@gw/policy';
 import { SEAL_USES } from '@gw/security';
 import { useApiFixture, type FollowedRecord, type TestAccount } from '../../../../test/support/api/api-fixture.ts';
 import { memberWithRole, type TestMember } from '../../../../test/support/dashboard/members.ts';
@@ -92,7 +92,7 @@ beforeAll(async () => {
     // Higher limits granted after review: 900 a day instead of Growth's 500.
     override: { at: now - DAY, daily: 900, grantedBy: 'ops-anna', reason: 'reviewed' },
     // A bucket level stamped ahead of now does not refill before then (as in the engine), so the page shows 2 whatever the test's pace.
-    buckets: { [account.instance_id]: { tokens: 2, at: now + 10 * 60_000 } },
+    instances: instancesFrom({ buckets: { [account.instance_id]: { tokens: 2, at: now + 10 * 60_000 } } }),
     paused: {
       [LAB]: {
         reason: 'quality thresholds crossed: opt_out_rate',

@@ -3,7 +3,7 @@
 // the sends of the current quota day and month against them, the velocity limits and each
 // instance's token bucket now, review pauses in plain words, and the two charts' data (days of
 // the quota calendar, weeks from Monday, UTC). Pure: rows and state in, view out.
-import { bucketAt, quotaWindows, type CustomerPolicyState, type EffectivePlan, type QualitySignal } from '@gw/policy';
+import { bucketAt, bucketOf, quotaWindows, type CustomerPolicyState, type EffectivePlan, type QualitySignal } from '@gw/policy';
 import { stackedBarChart, type Chart, type ChartCategory, type ChartSeries } from '../charts/stacked-bars.ts';
 import { calendarName, count, percent, utcMinute } from '../format.ts';
 import { duration } from '../messaging-rules.ts';
@@ -210,7 +210,7 @@ export function velocityView(plan: EffectivePlan, state: CustomerPolicyState, in
     refill: `${count(limits.refillPerMinute)} more messages a minute from each instance after that`,
     recipientInterval: `At least ${duration(limits.recipientMinIntervalMs)} between two messages from one instance to the same recipient`,
     instances: instances.map((instance) => {
-      const bucket = state.buckets[instance.id];
+      const bucket = bucketOf(state.instances, instance.id);
       const tokens = Math.max(0, Math.floor(bucketAt(bucket, now, limits).tokens + 1e-9));
       const full = tokens >= limits.burst;
       return {

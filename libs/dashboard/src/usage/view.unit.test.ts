@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_POLICY_CONFIG, effectivePlan, initialPolicyState, type CustomerPolicyState, type QualitySignal } from '@gw/policy';
+import { DEFAULT_POLICY_CONFIG, effectivePlan, initialPolicyState, instancesFrom, type CustomerPolicyState, type QualitySignal } from '@gw/policy';
 import { formValues, parseLimitRequest, readLimit } from './limit-request-form.ts';
 import { calendarName } from '../format.ts';
 import { dayLabels, lastDays, lastWeeks, optOutsChart, pauseViews, planFacts, quotaView, sendsChart, velocityView } from './view.ts';
@@ -112,7 +112,7 @@ describe('quotas', () => {
 describe('velocity', () => {
   it('says the limits in words and refills each instance’s bucket to now, as the engine does', () => {
     // Growth: burst 30, 30 a minute. 4 tokens left a minute ago → 34, capped at 30; 2 left 4 s ago → 2 + 2 = 4.
-    const state = stateWith({ ...growth, buckets: { ins_a: { tokens: 2, at: NOW - 4_000 }, ins_b: { tokens: 4, at: NOW - 60_000 } } });
+    const state = stateWith({ ...growth, instances: instancesFrom({ buckets: { ins_a: { tokens: 2, at: NOW - 4_000 }, ins_b: { tokens: 4, at: NOW - 60_000 } } }) });
     const view = velocityView(effectivePlan(state, DEFAULT_POLICY_CONFIG)!, state, [{ id: 'ins_a', name: 'front-desk' }, { id: 'ins_b', name: 'lab' }, { id: 'ins_c', name: 'new' }], NOW);
     expect(view.burst).toBe('Up to 30 messages at once from each instance');
     expect(view.refill).toBe('30 more messages a minute from each instance after that');

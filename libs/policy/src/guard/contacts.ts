@@ -1,6 +1,7 @@
 import { normalizePhone } from '@gw/contract';
 import { canonicalLinkedId, sameRecipients } from '../linked-ids.ts';
 import type { CustomerPolicyState } from '../state.ts';
+import { guardOf } from '../instances.ts';
 import type { InstanceGuard } from './state.ts';
 import { firstIndexWhere } from '../structures/sorted.ts';
 
@@ -45,7 +46,11 @@ function knows(guard: InstanceGuard | undefined, key: string): boolean {
  * (state.identities, on any instance, as for suppressions: a linked id names the person).
  */
 export function isFirstContact(state: CustomerPolicyState, instanceId: string, recipient: string): boolean {
-  const guard = state.guard.instances[instanceId];
+  return knowsNoneOf(state, guardOf(state.instances, instanceId), recipient);
+}
+
+/** isFirstContact for the instance whose guard is `guard` (the rules have it at hand: RuleContext.instance). */
+export function knowsNoneOf(state: CustomerPolicyState, guard: InstanceGuard | undefined, recipient: string): boolean {
   if (!guard) return true;
   const key = sendContactKey(recipient);
   if (knows(guard, key)) return false;

@@ -1,8 +1,9 @@
 import type { PolicyEvent, SendDecided } from '../events.ts';
 import { copyState, type CustomerPolicyState } from '../state.ts';
 import { GUARD_RETENTION } from './config.ts';
-import { isFirstContact, learnedContactKey, sendContactKey, withContact } from './contacts.ts';
+import { knowsNoneOf, learnedContactKey, sendContactKey, withContact } from './contacts.ts';
 import { RECORDED_ONLY_SIGNALS, RESTRICTION_SIGNALS, type RestrictionSignalled } from './events.ts';
+import { guardOf, updateInstance } from '../instances.ts';
 import { emptyInstanceGuard, type InstanceGuard } from './state.ts';
 import { insertTime, keepAfter } from './windows.ts';
 
@@ -37,7 +38,7 @@ export function evolveGuard(state: CustomerPolicyState, event: PolicyEvent): Cus
     case 'RestrictionLifted':
     case 'InstanceResumed':
       // A review lifts the restriction and starts the count afresh, so old signals cannot re-pause at once.
-      if (!state.guard.instances[event.instanceId]) return state;
+      if (!guardOf(state.instances, event.instanceId)) return state;
       return update(state, event.instanceId, (guard) => ({ ...guard, restriction: null, signals: [] }));
     default:
       return state;
@@ -59,8 +60,9 @@ export function isReadableSignal(event: RestrictionSignalled): boolean {
 
 /** An accepted send makes its recipient a contact; to a first contact it also counts in the rolling day. */
 function rememberSend(state: CustomerPolicyState, event: SendDecided): CustomerPolicyState {
-  const first = isFirstContact(state, event.instanceId, event.recipient);
   return update(state, event.instanceId, (guard) => {
+    // The guard at hand, not a second lookup (an empty guard knows nobody, as a missing one).
+    const first = knowsNoneOf(state, guard, event.recipient);
     const known = withContact(guard, sendContactKey(event.recipient));
     if (!first) return known;
     return { ...known, firstContacts: keepAfter(insertTime(known.firstContacts, event.at), state.clock - GUARD_RETENTION.firstContactsMs) };
@@ -70,10 +72,13 @@ function rememberSend(state: CustomerPolicyState, event: SendDecided): CustomerP
 const validInstance = (instanceId: unknown): instanceId is string => typeof instanceId === 'string' && instanceId !== '';
 
 function update(state: CustomerPolicyState, instanceId: string, change: (guard: InstanceGuard) => InstanceGuard): CustomerPolicyState {
-  const current = state.guard.instances[instanceId] ?? emptyInstanceGuard();
-  const next = change(current);
-  if (next === current && state.guard.instances[instanceId]) return state;
+  const instances = updateInstance(state.instances, instanceId, (instance) => {
+    const current = instance.guard ?? emptyInstanceGuard();
+    const next = change(current);
+    return next === current && instance.guard !== null ? instance : { ...instance, guard: next };
+  });
+  if (instances === state.instances) return state;
   const changed = copyState(state);
-  changed.guard = { ...state.guard, instances: { ...state.guard.instances, [instanceId]: next } };
+  changed.instances = instances;
   return changed;
 }

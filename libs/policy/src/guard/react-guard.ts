@@ -4,6 +4,7 @@ import type { CustomerPolicyState } from '../state.ts';
 import { isReadableSignal } from './evolve-guard.ts';
 import type { InstanceRestricted, RestrictionSignalled } from './events.ts';
 import { countWithin } from './windows.ts';
+import { guardOf } from '../instances.ts';
 
 /** The reason of the pause the guard emits, for a ban or for repeated signals. */
 export const NETWORK_RESTRICTION = 'network_restriction';
@@ -15,7 +16,7 @@ export const NETWORK_RESTRICTION = 'network_restriction';
  * A ban, or the configured number of signals in the window, also pauses it for review (423), once.
  */
 export function reactToRestriction(event: RestrictionSignalled, state: CustomerPolicyState, config: PolicyConfig): PolicyEvent[] {
-  const guard = state.guard.instances[event.instanceId];
+  const guard = guardOf(state.instances, event.instanceId);
   if (!guard || !isReadableSignal(event)) return [];
   const { backoffMs, signalWindowMs, pauseAfterSignals } = config.guard.restriction;
   const signals = countWithin(guard.signals, event.at, signalWindowMs);

@@ -1,7 +1,7 @@
 import { fail, pass } from '../rules/verdict.ts';
 import type { Rule } from '../types.ts';
 import { firstContactAllowance, type FirstContactAllowance } from './allowance.ts';
-import { isFirstContact } from './contacts.ts';
+import { knowsNoneOf } from './contacts.ts';
 import { countWithin, windowOf } from './windows.ts';
 import { isoTime } from '../time/iso-time.ts';
 
@@ -18,8 +18,8 @@ export const instanceNotRestricted: Rule = {
   name: restrictedName,
   code: 'sending_throttled',
   summary: 'The instance is not under a restriction signalled by the chat network, or the recipient is not a first contact.',
-  check: ({ command, state, config }) => {
-    const guard = state.guard.instances[command.instanceId];
+  check: ({ command, state, config, instance }) => {
+    const guard = instance?.guard ?? undefined;
     const restriction = guard?.restriction;
     if (!guard || !restriction || restriction.until <= command.occurredAt) return pass(restrictedName);
     const details = {
@@ -28,7 +28,7 @@ export const instanceNotRestricted: Rule = {
       restricted_until: isoTime(restriction.until),
       signals: countWithin(guard.signals, command.occurredAt, config.guard.restriction.signalWindowMs),
     };
-    if (!isFirstContact(state, command.instanceId, command.recipient)) return pass(restrictedName, { first_contact: false, ...details });
+    if (!knowsNoneOf(state, guard, command.recipient)) return pass(restrictedName, { first_contact: false, ...details });
     return fail(restrictedName, 'sending_throttled', 'The chat network restricted this instance: messages to new contacts wait until the restriction ends; replies still go.', {
       control: 'instance_restricted',
       retry_after_ms: restriction.until - command.occurredAt,
@@ -52,8 +52,8 @@ export const firstContactLimit: Rule = {
     const { command, state } = context;
     const limits = context.plan ? context.config.guard.firstContacts[context.plan.plan.id] : undefined;
     if (!limits) return pass(limitName);
-    if (!isFirstContact(state, command.instanceId, command.recipient)) return pass(limitName, { first_contact: false });
-    const guard = state.guard.instances[command.instanceId];
+    const guard = context.instance?.guard ?? undefined;
+    if (!knowsNoneOf(state, guard, command.recipient)) return pass(limitName, { first_contact: false });
     const at = command.occurredAt;
     const allowance = firstContactAllowance(limits, guard?.firstConnectedAt ?? null, at);
     const times = guard?.firstContacts ?? [];

@@ -1,15 +1,19 @@
 import type { RestrictionSignal } from './events.ts';
 
 /**
- * The number guard's part of CustomerPolicyState (`state.guard`): plain JSON, per instance.
- * Its windows are bounded (a rolling day of first contacts, at most GUARD_RETENTION.maxSignals
- * signal times); the contact set is not: it grows with the people the instance talked to, like
- * `suppressed` and `identities` grow with people, never with traffic to the same people.
+ * Version 7's shape of the number guard's part of the state (`state.guard`, read only by the
+ * upgrade to version 8, which keeps each InstanceGuard in its instance's record: instances.ts).
  */
 export interface GuardState {
   instances: Record<string, InstanceGuard>;
 }
 
+/**
+ * The number guard of one instance (`guard` of its record in `state.instances`): plain JSON. Its
+ * windows are bounded (a rolling day of first contacts, at most GUARD_RETENTION.maxSignals
+ * signal times); the contact set is not: it grows with the people the instance talked to, like
+ * `suppressed` and `identities` grow with people, never with traffic to the same people.
+ */
 export interface InstanceGuard {
   /** Earliest time the instance was seen connected (InstanceConnected); null: never reported (paired before the guard). */
   firstConnectedAt: number | null;

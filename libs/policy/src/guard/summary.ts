@@ -5,6 +5,7 @@ import { firstContactAllowance } from './allowance.ts';
 import type { RestrictionSignal } from './events.ts';
 import { emptyInstanceGuard } from './state.ts';
 import { countWithin } from './windows.ts';
+import { guardOf } from '../instances.ts';
 
 const DAY = 86_400_000;
 
@@ -30,7 +31,7 @@ export interface GuardSummary {
 
 /** Pure: the same state, instance, time and policy give the same summary. */
 export function guardSummary(state: CustomerPolicyState, instanceId: string, at: number, policy: Policy): GuardSummary {
-  const guard = state.guard.instances[instanceId] ?? emptyInstanceGuard();
+  const guard = guardOf(state.instances, instanceId) ?? emptyInstanceGuard();
   const plan = effectivePlan(state, policy.config);
   const limits = plan ? policy.config.guard.firstContacts[plan.plan.id] : undefined;
   const allowance = limits ? firstContactAllowance(limits, guard.firstConnectedAt, at) : null;

@@ -2,6 +2,7 @@ import type { PolicyConfig } from '../config/policy-config.ts';
 import type { InstancePausedForReview, QualitySignal } from '../events.ts';
 import type { CustomerPolicyState, QualityBucket } from '../state.ts';
 import { qualityTotals } from './quality-buckets.ts';
+import { qualityOf } from '../instances.ts';
 
 type AutoPauseConfig = PolicyConfig['autoPause'];
 type Limits = { threshold: number; minVolume: number };
@@ -27,7 +28,7 @@ function signalsOf(totals: QualityBucket, autoPause: AutoPauseConfig): QualitySi
 
 /** The three quality signals of an instance over the configured window ending at `at`. */
 export function qualitySignals(state: CustomerPolicyState, instanceId: string, at: number, config: PolicyConfig): QualitySignal[] {
-  return signalsOf(qualityTotals(state.quality[instanceId], at, config.autoPause.windowHours), config.autoPause);
+  return signalsOf(qualityTotals(qualityOf(state.instances, instanceId), at, config.autoPause.windowHours), config.autoPause);
 }
 
 /**
@@ -37,7 +38,7 @@ export function qualitySignals(state: CustomerPolicyState, instanceId: string, a
 export function autoPauseCheck(state: CustomerPolicyState, instanceId: string, at: number, config: PolicyConfig): InstancePausedForReview[] {
   if (state.paused[instanceId]) return [];
   const { autoPause } = config;
-  const totals = qualityTotals(state.quality[instanceId], at, autoPause.windowHours);
+  const totals = qualityTotals(qualityOf(state.instances, instanceId), at, autoPause.windowHours);
   // Asked after every decision, and almost always no: the signals (for the pause event) are built only when one crossed.
   if (!SIGNALS.some(({ count, volume, limits }) => crosses(count(totals), volume(totals), limits(autoPause)))) return [];
   const signals = signalsOf(totals, autoPause);

@@ -14,6 +14,17 @@ const emptyBucket = (hour: number): QualityBucket => ({ hour, judged: 0, violati
 export function countQuality(buckets: readonly QualityBucket[] | undefined, at: number, add: Partial<Record<QualityCounter, number>>): QualityBucket[] {
   const hour = Math.floor(at / HOUR_MS) * HOUR_MS;
   const cutoff = hour - RETENTION.qualityHours * HOUR_MS;
+  // Nearly always (one decision after another in the same hour): the last bucket (they are oldest
+  // first, as this function keeps them) is this hour's and none is past the retention, so the copy
+  // is one slice, not a filtered rebuild (issue 29).
+  const last = buckets && buckets.length > 0 ? buckets[buckets.length - 1]! : undefined;
+  if (last !== undefined && last.hour === hour && buckets![0]!.hour > cutoff && (buckets!.length === 1 || buckets![buckets!.length - 2]!.hour < hour)) {
+    const target = { ...last };
+    for (const counter of Object.keys(add) as QualityCounter[]) target[counter] += add[counter]!;
+    const kept = buckets!.slice();
+    kept[kept.length - 1] = target;
+    return kept;
+  }
   // One pass: the buckets kept, and the first one of this hour among them.
   const kept: QualityBucket[] = [];
   let index = -1;

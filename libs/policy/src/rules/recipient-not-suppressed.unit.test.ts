@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { PolicyEvent, RecipientSuppressed, RecipientUnsuppressed } from '../events.ts';
 import { createPolicy } from '../policy.ts';
+import { qualityOf } from '../instances.ts';
 import { replay, run, type PolicyInput } from '../replay.ts';
 import { activeCustomer, aSend, CUSTOMER, HOUR, identityLinked, INSTANCE, LID, MINUTE, RECIPIENT, suppressed, T0, unsuppressed } from '../testing/fixtures.ts';
 import { accepted, given, rejected } from '../testing/given-when-then.ts';
@@ -42,7 +43,7 @@ describe('recipient_not_suppressed, senders known by a linked id (@lid)', () => 
     const { state } = given([...activeCustomer(), lidOptedOut]).whenFact(identityLinked()).then([carriedTo(RECIPIENT)]).outcome;
     expect(Object.keys(state.suppressed).sort()).toEqual([RECIPIENT, LID].sort());
     // One opt-out, counted once against the instance's quality.
-    expect(state.quality[INSTANCE]!.reduce((n, b) => n + b.optOuts, 0)).toBe(1);
+    expect(qualityOf(state.instances, INSTANCE)!.reduce((n, b) => n + b.optOuts, 0)).toBe(1);
 
     const { decisions } = given([...activeCustomer(), lidOptedOut, identityLinked(), carriedTo(RECIPIENT)])
       .when(aSend())

@@ -14,10 +14,10 @@ export const velocity: Rule = {
   name,
   code: 'sending_throttled',
   summary: "The instance's token bucket holds a token and the recipient's minimum interval since the last send has passed.",
-  check: ({ command, state, plan }) => {
+  check: ({ command, state, plan, instance }) => {
     if (!plan) return pass(name);
     const limits = plan.velocity;
-    const level = bucketAt(state.buckets[command.instanceId], command.occurredAt, limits);
+    const level = bucketAt(instance?.bucket ?? undefined, command.occurredAt, limits);
     const bucketWait = msUntilToken(level, limits);
     const last = lastSendTo(state.sends, command.instanceId, command.recipient, command.occurredAt - limits.recipientMinIntervalMs);
     const recipientWait = last === undefined ? 0 : Math.max(0, last + limits.recipientMinIntervalMs - command.occurredAt);

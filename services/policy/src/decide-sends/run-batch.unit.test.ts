@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { AnyEvent, SendDecided } from '@gw/events';
-import { createPolicy, initialPolicyState, type CustomerPolicyState, type PolicyEvent } from '@gw/policy';
+import { createPolicy, initialPolicyState, qualityOf, type CustomerPolicyState, type PolicyEvent } from '@gw/policy';
 import { entryHash, GENESIS_HASH, toFactRecord } from '@gw/policy-log';
 import { freshCommands, runBatch, type BatchInput } from './run-batch.ts';
 import { onboarding as onboardingFacts, sendRequested } from './testing.ts';
@@ -97,7 +97,7 @@ describe('runBatch', () => {
     }) as AnyEvent;
     const result = runBatch(batch([...onboarding.map(fact), outcome('fact_a'), outcome('fact_a'), outcome('fact_b')], { foldedFacts: new Set(['fact_b']) }));
     expect(result.factIds).toEqual([expect.any(String), expect.any(String), 'fact_a']);
-    const delivered = result.states.get(CUSTOMER)!.quality['ins_1']?.reduce((n, b) => n + b.delivered, 0);
+    const delivered = qualityOf(result.states.get(CUSTOMER)!.instances, 'ins_1')?.reduce((n, b) => n + b.delivered, 0);
     expect(delivered).toBe(1);
     expect(result.outcomes.filter((o) => o.outcome === 'repeated')).toHaveLength(2);
   });
