@@ -7,6 +7,7 @@ import { EventCodec, Topics, type SendDecided } from '@gw/events';
 import { KafkaClient } from '@gw/kafka';
 import { createLogger } from '@gw/observability';
 import { verifyPolicyLog } from '@gw/compliance';
+import { readPolicyStates } from '@gw/policy-log';
 import { complianceDeps } from '../../services/gatewayctl/src/compliance/context.ts';
 import { allowPurposes, suppress } from '../../services/gatewayctl/src/policy/commands.ts';
 import { demoAccount, withOperator, type DemoAccount } from '../support/accounts.ts';
@@ -32,7 +33,11 @@ const json = (out: { stdout: string }) => JSON.parse(out.stdout.trim().split('\n
 async function snapshot() {
   const q = (query: ReturnType<typeof sql.unsafe>) => suite.db.any(query);
   return {
-    policy_state: await q(sql.unsafe`SELECT customer_id, state FROM policy_state ORDER BY customer_id`),
+    // Each customer's state as the engine reads it (snapshot and tail): the consumer stored sends as
+    // tails, the rebuild stores snapshots (docs/decisions.md "Policy state snapshots").
+    policy_state: [...(await readPolicyStates(suite.db, await suite.db.anyFirst(sql.type(z.object({ customer_id: z.string() }))`SELECT customer_id FROM policy_state`)))]
+      .map(([customerId, stored]) => [customerId, stored.state] as const)
+      .sort(([a], [b]) => a.localeCompare(b)),
     policy_offsets: await q(sql.unsafe`SELECT topic, partition, next_offset FROM policy_offsets ORDER BY topic, partition`),
     policy_chain: await q(sql.unsafe`SELECT partition, head_hash, last_log_id FROM policy_chain ORDER BY partition`),
     policy_log: await q(sql.unsafe`SELECT * FROM policy_log ORDER BY log_id`),

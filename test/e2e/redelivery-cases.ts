@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { sql, z } from '@gw/db';
+import { readPolicyState } from '@gw/policy-log';
 import { demoAccount, type DemoAccount } from '../support/accounts.ts';
 import { send, type HttpResult } from '../support/http.ts';
 import type { ServiceName } from '../support/stack.ts';
@@ -128,8 +129,8 @@ export function redeliveryCases(mode: ExactlyOnceMode): void {
       expect(await count(sql.fragment`SELECT count(DISTINCT command_id) AS n FROM policy_log WHERE customer_id = ${account.customer_id}`)).toBe(total);
       // No double counting: the quota projection and the folded state count each accepted send once.
       expect(await count(sql.fragment`SELECT used AS n FROM quota_usage WHERE customer_id = ${account.customer_id} AND window_key LIKE '____-__-__'`)).toBe(total);
-      const state = await suite.db.oneFirst(sql.type(z.object({ state: z.object({ quota: z.object({ day: z.object({ used: z.number() }) }) }) }))`SELECT state FROM policy_state WHERE customer_id = ${account.customer_id}`);
-      expect(state.quota.day.used).toBe(total);
+      const state = await readPolicyState(suite.db, account.customer_id);
+      expect(state?.quota.day.used).toBe(total);
 
       const decisions = (await readTopic(suite.stack.env, 'policyDecisions')).filter((e) => e.type === 'SendDecided' && e.payload.customer_id === account.customer_id);
       const commands = expectOnePerKey(
